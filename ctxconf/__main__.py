@@ -1,0 +1,3 @@
+from ctxconf.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""The `ctxconf` command: each subcommand parses its arguments and calls one library function."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ctxconf import __version__
+
+# Subcommand name -> module in ctxconf.commands with `add_arguments(parser)` and `run(args) -> int`.
+COMMANDS: dict[str, str] = {
+    "validate": "Check the spec files (or the files given) against their schemas.",
+    "run": "Run the conformance cases against an implementation.",
+    "serve": "Serve the reference implementation over JSON lines or HTTP.",
+    "report": "Render a results file as HTML, or compare two runs.",
+    "regen": "Regenerate the expected texts of the cases from the reference.",
+    "lint": "Check that the spec text, its data and its cases agree.",
+    "check": "The gate for spec edits: validate, lint, regen --check and the reference run.",
+    "show": "Print a case's steps and expected texts as they would be inserted.",
+    "add-case": "Add a case from a short YAML file, its expected texts filled in by the reference.",
+    "fuzz": "Search for sessions where an implementation departs from the reference.",
+}
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _module_name(command: str) -> str:
+    return "ctxconf.commands." + command.replace("-", "_")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ctxconf", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"ctxconf {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, summary in COMMANDS.items():
+        try:
+            module = importlib.import_module(_module_name(name))
+        except ModuleNotFoundError as error:
+            if error.name != _module_name(name):
+                raise
+            continue  # a command not built yet is not offered
+        command = sub.add_parser(name, help=summary, description=summary)
+        module.add_arguments(command)
+        command.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        return 130

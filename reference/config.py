@@ -1,0 +1,90 @@
+"""The numbers and texts of the context area, read from `loop.json` `context`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The output cap (`cap.*`): when a result is over, and how much head and tail it keeps."""
+
+    max_lines: int
+    max_chars: int
+    head_lines: int
+    head_chars: int
+    tail_lines: int
+    tail_chars: int
+
+    def merged(self, overrides: Mapping[str, int] | None) -> Limits:
+        return replace(self, **dict(overrides)) if overrides else self
+
+
+class Texts:
+    """The templates of every inserted text; `{name}` placeholders are filled by `render`."""
+
+    def __init__(self, templates: Mapping[str, str]) -> None:
+        self._templates = dict(templates)
+
+    def render(self, name: str, **values: object) -> str:
+        template = self._templates[name]
+
+        def fill(match: re.Match[str]) -> str:
+            return str(values[match.group(1)])
+
+        return _PLACEHOLDER.sub(fill, template)
+
+    def placeholders(self, name: str) -> set[str]:
+        return set(_PLACEHOLDER.findall(self._templates[name]))
+
+    def names(self) -> list[str]:
+        return list(self._templates)
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """Everything in `loop.json` `context` that decides what a session inserts."""
+
+    version: str
+    id_digits: int
+    sha_digits: int
+    read_window: int
+    recall_window: int
+    cap: Limits
+    diff_context: int
+    dedupe_by_result: frozenset[str]
+    compaction_rows: int
+    texts: Texts
+
+    @classmethod
+    def from_loop(cls, loop: Mapping[str, Any]) -> ContextConfig:
+        ctx = loop["context"]
+        return cls(
+            version=loop["version"],
+            id_digits=ctx["ids"]["digits"],
+            sha_digits=ctx["sha_digits"],
+            read_window=ctx["read"]["window"],
+            recall_window=ctx["recall"]["window"],
+            cap=Limits(**ctx["cap"]),
+            diff_context=ctx["diff"]["context"],
+            dedupe_by_result=frozenset(ctx["dedupe"]["by_result"]),
+            compaction_rows=ctx["compaction"]["rows"],
+            texts=Texts(ctx["texts"]),
+        )
+
+    @classmethod
+    def load(cls, spec_dir: Path | None = None) -> ContextConfig:
+        """Read `loop.json` from `spec_dir`, or from the spec bundled with ctxconf."""
+        if spec_dir is None:
+            from ctxconf.paths import bundled_spec_dir
+
+            spec_dir = bundled_spec_dir()
+        with open(spec_dir / "loop.json", encoding="utf-8") as f:
+            return cls.from_loop(json.load(f))

@@ -1,0 +1,350 @@
+"""A context-hygiene session: the text each tool result inserts, and what the session keeps.
+
+One `Session` per conversation. Each method takes what a tool call did and returns the exact
+text to insert into the model's context; nothing it returned earlier ever changes. The session
+stores every result in full for `recall`, knows which earlier results the request being built
+carries (what a stub may name), and which full reads the next compaction summary covers.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .cap import cap_text
+from .config import ContextConfig, Limits
+from .diff import unified_diff
+from .lines import content_sha, count_lines, line_window, split_lines
+
+DEFAULT_CWD = "/project"
+
+
+@dataclass(frozen=True)
+class PatchFile:
+    """One file of an `apply_patch`: no `before` creates it, no `after` deletes it."""
+
+    path: str
+    before: str | None = None
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class _FullRead:
+    id: str
+    path: str
+    first: int
+    last: int
+    total: int
+    sha: str
+
+    def holds(self, first: int, last: int) -> bool:
+        return self.first <= first and last <= self.last
+
+
+@dataclass(frozen=True)
+class _Listing:
+    text: str
+    full_id: str  # the full result a repeat names: a stub never names a stub
+
+
+class Session:
+    """The context-hygiene state of one conversation.
+
+    `config` defaults to the bundled `loop.json`; `limits` overrides some or all of its `cap`;
+    relative paths are resolved against `cwd` to decide which file a path names.
+    """
+
+    def __init__(
+        self,
+        config: ContextConfig | None = None,
+        *,
+        limits: Limits | Mapping[str, int] | None = None,
+        cwd: str = DEFAULT_CWD,
+    ) -> None:
+        self.config = config if config is not None else ContextConfig.load()
+        if isinstance(limits, Limits):
+            self.limits = limits
+        else:
+            self.limits = self.config.cap.merged(limits)
+        self.cwd = cwd
+        self._texts = self.config.texts
+        self._count = 0
+        self._stored: dict[str, str] = {}
+        # What the request being built carries: emptied by a reply and by compaction.
+        self._stub_targets: dict[str, list[_FullRead]] = {}
+        self._listings: dict[str, _Listing] = {}
+        # The full reads the next compaction summary covers, newest last: emptied by compaction.
+        self._covered: dict[str, _FullRead] = {}
+
+    # -- results ---------------------------------------------------------------------------
+
+    def read(
+        self,
+        path: str,
+        content: str,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        id: str | None = None,
+    ) -> str:
+        """A read of `path`, whose whole content is `content`, from line `offset` (1-based)."""
+        rid = self._new_id(id)
+        key = self.identity(path)
+        sha = content_sha(content)
+        short = self._short(sha)
+        total = count_lines(content)
+        targets = self._stub_targets.get(key)
+        if targets and targets[-1].sha != sha:
+            del self._stub_targets[key]
+            targets = None
+        first = 1 if offset is None else offset
+        window = self.config.read_window if limit is None else min(limit, self.config.read_window)
+        if first < 1 or window < 1:
+            raise ValueError("a read's offset and limit start at 1")
+        t = self._texts
+        if total == 0:
+            bracket = t.render("read_empty_bracket", id=rid, path=path, sha=short)
+            return self._insert(rid, bracket, block=t.render("read_empty"))
+        if first > total:
+            bracket = t.render("file_bracket", id=rid, path=path, sha=short)
+            sentence = t.render("read_past_end", offset=first, total=total)
+            return self._insert(rid, bracket, sentence=sentence)
+        last = min(total, first + window - 1)
+        bracket = t.render(
+            "read_bracket", id=rid, path=path, first=first, last=last, total=total, sha=short
+        )
+        shown = "\n".join(
+            t.render("read_line", number=number, text=line)
+            for number, line in enumerate(line_window(content, first, last), start=first)
+        )
+        for earlier in reversed(targets or []):
+            if earlier.holds(first, last):
+                sentence = t.render(
+                    "read_stub", target=earlier.id, first=earlier.first, last=earlier.last
+                )
+                return self._insert(rid, bracket, sentence=sentence, stored=shown)
+        read = _FullRead(rid, path, first, last, total, sha)
+        self._stub_targets.setdefault(key, []).append(read)
+        self._covered.pop(key, None)
+        self._covered[key] = read
+        block = shown
+        if last < total:
+            more = t.render("read_more", remaining=total - last, next=last + 1)
+            block = f"{shown}\n\n{more}"
+        return self._insert(rid, bracket, block=block, stored=shown)
+
+    def edit(
+        self, path: str, before: str, after: str, *, note: str | None = None, id: str | None = None
+    ) -> str:
+        """An edit of an existing file, answered with the diff from `before` to `after`."""
+        return self._change(PatchFile(path, before, after), note, id)
+
+    def multiedit(
+        self, path: str, before: str, after: str, *, note: str | None = None, id: str | None = None
+    ) -> str:
+        """Several edits of one file in one call: one diff of the file before and after them all."""
+        return self._change(PatchFile(path, before, after), note, id)
+
+    def write(
+        self,
+        path: str,
+        after: str,
+        *,
+        before: str | None = None,
+        note: str | None = None,
+        id: str | None = None,
+    ) -> str:
+        """A write of a whole file: `Created` when there was none (`before` is None), else a diff."""
+        return self._change(PatchFile(path, before, after), note, id)
+
+    def delete(self, path: str, *, note: str | None = None, id: str | None = None) -> str:
+        return self._change(PatchFile(path, None, None), note, id)
+
+    def apply_patch(
+        self, files: Sequence[PatchFile], *, note: str | None = None, id: str | None = None
+    ) -> str:
+        """A patch: one file answers as its edit would; several answer file by file, in order."""
+        if not files:
+            raise ValueError("a patch changes at least one file")
+        if len(files) == 1:
+            return self._change(files[0], note, id)
+        rid = self._new_id(id)
+        sections = []
+        for file in files:
+            self._forget_reads(file.path)
+            bracket, sentence, block = self._describe_change(file, rid, in_patch=True)
+            sections.append(_join(bracket, sentence, block))
+        body = "\n".join(sections)
+        return self._insert(rid, self._texts.render("bracket", id=rid), block=body, note=note)
+
+    def output(self, tool: str, args: Mapping[str, Any], text: str, *, id: str | None = None) -> str:
+        """Any other tool's result; a repeated listing or search with the same result is a stub."""
+        rid = self._new_id(id)
+        bracket = self._texts.render("bracket", id=rid)
+        if tool not in self.config.dedupe_by_result:
+            return self._output(rid, bracket, text)
+        key = json.dumps([tool, args], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        earlier = self._listings.get(key)
+        if earlier is not None and earlier.text == text:
+            sentence = self._texts.render("same_result", target=earlier.full_id)
+            return self._insert(rid, bracket, sentence=sentence, stored=text)
+        self._listings[key] = _Listing(text, rid)
+        return self._output(rid, bracket, text)
+
+    def recall(
+        self,
+        target: str,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        id: str | None = None,
+    ) -> str:
+        """A stored result again, in full, `limit` lines (at most the window) from `offset`."""
+        rid = self._new_id(id)
+        wanted = target.strip().lower()
+        wanted = wanted if wanted.startswith("#") else "#" + wanted
+        t = self._texts
+        stored = self._stored.get(wanted)
+        if stored is None:
+            bracket = t.render("bracket", id=rid)
+            return self._insert(rid, bracket, sentence=t.render("recall_unknown", target=wanted))
+        first = 1 if offset is None else offset
+        window = self.config.recall_window if limit is None else min(limit, self.config.recall_window)
+        if first < 1 or window < 1:
+            raise ValueError("a recall's offset and limit start at 1")
+        total = count_lines(stored)
+        if first > total:
+            bracket = t.render("recall_past_end_bracket", id=rid, target=wanted)
+            sentence = t.render("recall_past_end", offset=first, total=total)
+            return self._insert(rid, bracket, sentence=sentence)
+        last = min(total, first + window - 1)
+        bracket = t.render(
+            "recall_bracket", id=rid, target=wanted, first=first, last=last, total=total
+        )
+        # The bracket's "of {total}" tells what lies beyond: a recall adds no note of its own.
+        return self._insert(rid, bracket, block="\n".join(line_window(stored, first, last)))
+
+    def compact(self) -> str:
+        """The table added after a compaction summary ("" with no reads); forgets what was sent."""
+        covered = list(self._covered.values())[-self.config.compaction_rows :]
+        self._covered.clear()
+        self.reply()
+        if not covered:
+            return ""
+        t = self._texts
+        rows = [
+            t.render(
+                "compaction_row",
+                path=read.path.replace("|", "\\|"),
+                first=read.first,
+                last=read.last,
+                total=read.total,
+                sha=self._short(read.sha),
+                id=read.id,
+            )
+            for read in covered
+        ]
+        parts = [t.render("compaction_heading"), t.render("compaction_intro")]
+        return "\n\n".join(parts) + "\n\n" + "\n".join([t.render("compaction_header"), *rows])
+
+    def reply(self) -> str:
+        """A new request that carries none of the results so far: no stub may name them."""
+        self._stub_targets.clear()
+        self._listings.clear()
+        return ""
+
+    # -- what the session keeps ------------------------------------------------------------
+
+    def stored(self, result_id: str) -> str | None:
+        """The full text stored for a result, as `recall` shows it."""
+        return self._stored.get(result_id)
+
+    def identity(self, path: str) -> str:
+        """What names a file: its absolute path, `.` and `..` folded, relative to `cwd`."""
+        return posixpath.normpath(posixpath.join(self.cwd, path))
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _new_id(self, given: str | None) -> str:
+        self._count += 1
+        if given is not None:
+            return given
+        number = format(self._count, f"0{self.config.id_digits}x")
+        return self._texts.render("id", number=number)
+
+    def _short(self, sha: str) -> str:
+        return sha[: self.config.sha_digits]
+
+    def _insert(
+        self,
+        rid: str,
+        bracket: str,
+        *,
+        sentence: str | None = None,
+        block: str | None = None,
+        stored: str | None = None,
+        capped: bool = False,
+        note: str | None = None,
+    ) -> str:
+        """Store the result in full and return its text: a sentence after the bracket, or a block
+        below it, capped when `capped`; a tool's note follows the whole after a blank line."""
+        full = stored if stored is not None else (sentence if sentence is not None else block or "")
+        if note:
+            full = self._texts.render("with_note", text=full, note=note) if full else note
+        self._stored[rid] = full
+        if capped and block is not None:
+            block = cap_text(block, self.limits, rid, self._texts)
+        text = _join(bracket, sentence, block)
+        if note:
+            text = self._texts.render("with_note", text=text, note=note)
+        return text
+
+    def _output(self, rid: str, bracket: str, text: str) -> str:
+        if not text:
+            return self._insert(rid, bracket, sentence=self._texts.render("no_output"), stored="")
+        return self._insert(rid, bracket, block=text, capped=True)
+
+    def _forget_reads(self, path: str) -> None:
+        # The session changed the file: no earlier read of it may stand for it any more.
+        self._stub_targets.pop(self.identity(path), None)
+
+    def _change(self, file: PatchFile, note: str | None, given: str | None) -> str:
+        rid = self._new_id(given)
+        self._forget_reads(file.path)
+        bracket, sentence, block = self._describe_change(file, rid, in_patch=False)
+        return self._insert(rid, bracket, sentence=sentence, block=block, capped=True, note=note)
+
+    def _describe_change(
+        self, file: PatchFile, rid: str, *, in_patch: bool
+    ) -> tuple[str, str | None, str | None]:
+        """The bracket of one changed file, and its sentence or its diff."""
+        t = self._texts
+        if file.after is None:
+            if in_patch:
+                return t.render("patch_deleted_bracket", path=file.path), None, None
+            return t.render("deleted_bracket", id=rid, path=file.path), None, None
+        sha = self._short(content_sha(file.after))
+        if in_patch:
+            bracket = t.render("patch_file_bracket", path=file.path, sha=sha)
+        else:
+            bracket = t.render("file_bracket", id=rid, path=file.path, sha=sha)
+        if file.before is None:
+            return bracket, t.render("created", lines=count_lines(file.after)), None
+        diff = unified_diff(file.before, file.after, self.config.diff_context, t)
+        if not diff:
+            return bracket, t.render("no_change"), None
+        return bracket, None, diff
+
+
+def _join(bracket: str, sentence: str | None, block: str | None) -> str:
+    if sentence is not None:
+        return f"{bracket} {sentence}"
+    if block is not None:
+        return f"{bracket}\n{block}"
+    return bracket
+
+
+__all__ = ["DEFAULT_CWD", "PatchFile", "Session", "split_lines"]
