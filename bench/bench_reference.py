@@ -1,0 +1,690 @@
+"""Benchmarks of the reference implementation (`ctxconf.reference`) beside simple baselines.
+
+Each benchmark times one `Session` call on a large, seeded input and, in the same run, a
+baseline over the same input: for a read, a cap and a repeated listing the baseline is what any
+harness must at least do with the text (SHA-256 of its UTF-8 bytes and `str.split("\\n")`); for
+an edit it is GNU `diff -u` on the same two files, run as a subprocess.
+
+Times are medians of several rounds (`time.perf_counter`), reference and baseline alternating
+round by round so that a busy machine slows both alike. Peak memory is taken in a separate round
+under `tracemalloc`, which would slow the timed rounds; GNU diff's memory is its maximum resident
+set size from `os.wait4`, the only measure a child process offers.
+
+    python bench/bench_reference.py                  # full sizes, prints markdown tables
+    python bench/bench_reference.py --quick          # small sizes, a smoke run of a few seconds
+    python bench/bench_reference.py --write-readme   # also update bench/README.md's section
+
+Exit codes: 0 when every benchmark ran (whether its targets were met or not), 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import hashlib
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxconf.reference import Session
+from ctxconf.reference import diff as reference_diff
+from ctxconf.reference.config import ContextConfig
+
+README = Path(__file__).parent / "README.md"
+START_MARKER = "<!-- reference:start -->"
+END_MARKER = "<!-- reference:end -->"
+SEED = 20261130
+
+# Targets: the reference may cost this many times its baseline, and may hold at its peak this
+# many times the size of its input (UTF-8 bytes).
+TIME_TARGETS = {"text": 3.0, "diff": 20.0}
+MEMORY_TARGET = 4.0
+
+# A prepared call: setup (sessions, files) happens before it is returned, outside any timing.
+Thunk = Callable[[], object]
+Prepare = Callable[[], Thunk]
+
+
+@dataclass(frozen=True)
+class Sizes:
+    read_lines: int
+    cap_lines: int
+    cap_bytes: int
+    listing_bytes: int
+    diff_lines: int
+    diff_changes: int
+    rounds: int
+
+
+FULL = Sizes(
+    read_lines=1_000_000,
+    cap_lines=2_000_000,
+    cap_bytes=100_000_000,
+    listing_bytes=10_000_000,
+    diff_lines=20_000,
+    diff_changes=200,
+    rounds=7,
+)
+QUICK = Sizes(
+    read_lines=20_000,
+    cap_lines=40_000,
+    cap_bytes=2_000_000,
+    listing_bytes=200_000,
+    diff_lines=2_000,
+    diff_changes=20,
+    rounds=3,
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One benchmark: the reference beside its baseline, in time and in memory."""
+
+    name: str
+    call: str
+    baseline: str
+    input_desc: str
+    input_bytes: int
+    ref_times: list[float]
+    base_times: list[float]
+    ref_peak: int
+    base_peak: int
+    base_peak_kind: str  # "heap" (tracemalloc) or "rss" (a child's maximum resident set)
+    time_target: float
+
+    @property
+    def ref_median(self) -> float:
+        return statistics.median(self.ref_times)
+
+    @property
+    def base_median(self) -> float:
+        return statistics.median(self.base_times)
+
+    @property
+    def ratio(self) -> float:
+        return self.ref_median / self.base_median
+
+    @property
+    def memory_ratio(self) -> float:
+        return self.ref_peak / self.input_bytes
+
+
+@dataclass(frozen=True)
+class DiffProfile:
+    """Where an edit's time goes: Myers alone, the whole diff, and the edit distance."""
+
+    name: str
+    lines: int
+    repeated_share: float
+    distance: int
+    myers_median: float
+    diff_median: float
+    edit_median: float
+    gnu_median: float
+
+
+# -- inputs -----------------------------------------------------------------------------------
+
+_WORDS = (
+    "alpha beta gamma delta value count index result buffer config session reader writer "
+    "parse render load store fetch update limit offset window cursor token stream record "
+    "table entry handle option error status target source format encode decode"
+).split()
+
+
+def _code_line(rng: random.Random, width: int) -> str:
+    """A line that looks like source code, about `width` characters long."""
+    indent = " " * (4 * rng.randrange(4))
+    parts: list[str] = []
+    length = len(indent)
+    while length < width:
+        word = rng.choice(_WORDS)
+        parts.append(word)
+        length += len(word) + 1
+    return indent + " ".join(parts)[: max(0, width - len(indent))]
+
+
+def _pooled_text(rng: random.Random, lines: int, mean_width: int) -> str:
+    """`lines` lines (each ending in `\\n`) drawn from a seeded pool of code-like lines."""
+    pool = [_code_line(rng, rng.randrange(2 * mean_width + 1)) for _ in range(4096)]
+    return "\n".join(rng.choices(pool, k=lines)) + "\n"
+
+
+def read_input(sizes: Sizes) -> str:
+    return _pooled_text(random.Random(SEED), sizes.read_lines, 40)
+
+
+def cap_input(sizes: Sizes) -> str:
+    # Lines average `cap_bytes / cap_lines` bytes with their `\n`.
+    mean_width = sizes.cap_bytes // sizes.cap_lines - 1
+    return _pooled_text(random.Random(SEED + 1), sizes.cap_lines, mean_width)
+
+
+def listing_input(sizes: Sizes) -> str:
+    """A recursive directory listing of about `listing_bytes` bytes, one path a line."""
+    rng = random.Random(SEED + 2)
+    out: list[str] = []
+    size = 0
+    n = 0
+    while size < sizes.listing_bytes:
+        path = (
+            f"src/{rng.choice(_WORDS)}_{n // 400}/{rng.choice(_WORDS)}/"
+            f"{rng.choice(_WORDS)}_{n}.{rng.choice(('py', 'ts', 'md', 'json'))}"
+        )
+        out.append(path)
+        size += len(path) + 1
+        n += 1
+    return "\n".join(out) + "\n"
+
+
+def _unique_lines(rng: random.Random, count: int) -> list[str]:
+    return [
+        f"{' ' * (4 * rng.randrange(3))}{rng.choice(_WORDS)}_{i} = "
+        f"{rng.choice(_WORDS)}({rng.randrange(10_000)}, {rng.choice(_WORDS)})"
+        for i in range(count)
+    ]
+
+
+def _repeated_lines(rng: random.Random, count: int) -> list[str]:
+    """Brace-style code: about half the lines are blank, `}` or another line seen many times."""
+    lines: list[str] = []
+    block = 0
+    while len(lines) < count:
+        lines.append(f"function {rng.choice(_WORDS)}_{block}(options) {{")
+        for _ in range(rng.randrange(1, 4)):
+            lines.append(f"    const {rng.choice(_WORDS)}_{len(lines)} = {rng.randrange(1000)};")
+            lines.append(rng.choice(("", "    }", "    return;")))
+        lines.append("}")
+        lines.append("")
+        block += 1
+    return lines[:count]
+
+
+def _changed(rng: random.Random, lines: list[str], changes: int) -> list[str]:
+    """`lines` with `changes` scattered changes: one in each of `changes` equal stretches."""
+    stretch = len(lines) // changes
+    out: list[str] = []
+    for index in range(changes):
+        start = index * stretch
+        end = len(lines) if index == changes - 1 else start + stretch
+        at = rng.randrange(start + 1, end - 1)
+        kind = rng.random()
+        fresh = f"    changed_{index} = {rng.choice(_WORDS)}({rng.randrange(10_000)})"
+        out.extend(lines[start:at])
+        if kind < 0.6:  # replace a line
+            out.append(fresh)
+            out.extend(lines[at + 1 : end])
+        elif kind < 0.8:  # insert a line
+            out.append(fresh)
+            out.extend(lines[at:end])
+        else:  # delete a line
+            out.extend(lines[at + 1 : end])
+    return out
+
+
+def diff_inputs(sizes: Sizes, repeated: bool) -> tuple[str, str]:
+    rng = random.Random(SEED + (4 if repeated else 3))
+    make = _repeated_lines if repeated else _unique_lines
+    before = make(rng, sizes.diff_lines)
+    after = _changed(rng, before, sizes.diff_changes)
+    return "\n".join(before) + "\n", "\n".join(after) + "\n"
+
+
+# -- measuring --------------------------------------------------------------------------------
+
+
+def _baseline(text: str) -> Thunk:
+    def run() -> object:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return digest, text.split("\n")
+
+    return run
+
+
+def time_pair(ref: Prepare, base: Prepare, rounds: int) -> tuple[list[float], list[float]]:
+    """Seconds per round of `ref` and of `base`, alternating: a load spike hits both."""
+    ref_times: list[float] = []
+    base_times: list[float] = []
+    for _ in range(rounds):
+        for prepare, times in ((base, base_times), (ref, ref_times)):
+            thunk = prepare()
+            gc.collect()
+            started = time.perf_counter()
+            result = thunk()
+            times.append(time.perf_counter() - started)
+            del result
+    return ref_times, base_times
+
+
+def time_alone(prepare: Prepare, rounds: int) -> list[float]:
+    times: list[float] = []
+    for _ in range(rounds):
+        thunk = prepare()
+        gc.collect()
+        started = time.perf_counter()
+        thunk()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def heap_peak(prepare: Prepare) -> int:
+    """Bytes allocated at the peak of one call, beyond what existed before it (tracemalloc)."""
+    thunk = prepare()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = thunk()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del result
+    return peak
+
+
+class GnuDiff:
+    """GNU `diff -u` on two files written once to a temporary folder."""
+
+    def __init__(self, before: str, after: str, folder: Path, stem: str) -> None:
+        self.a = folder / f"{stem}.a"
+        self.b = folder / f"{stem}.b"
+        self.a.write_text(before, encoding="utf-8")
+        self.b.write_text(after, encoding="utf-8")
+        self.out = folder / f"{stem}.diff"
+
+    def argv(self) -> list[str]:
+        return ["diff", "-u", str(self.a), str(self.b)]
+
+    def prepare(self) -> Thunk:
+        def run() -> object:
+            done = subprocess.run(self.argv(), stdout=subprocess.PIPE, check=False)
+            if done.returncode != 1:  # 1: the files differ
+                raise RuntimeError(f"diff exited {done.returncode}")
+            return done.stdout
+
+        return run
+
+    def max_rss(self) -> int:
+        """The child's maximum resident set size in bytes, from the kernel's own account."""
+        with open(self.out, "wb") as out:
+            child = subprocess.Popen(self.argv(), stdout=out)
+            _, _, usage = os.wait4(child.pid, 0)
+            child.returncode = 1  # reaped above; keeps Popen from waiting on it again
+        return usage.ru_maxrss * 1024  # Linux reports kilobytes
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _lines_of(text: str) -> int:
+    return text.count("\n")
+
+
+def bench_read(sizes: Sizes, config: ContextConfig) -> Row:
+    content = read_input(sizes)
+
+    def ref() -> Thunk:
+        session = Session(config)
+        return lambda: session.read("src/big.txt", content)
+
+    check = ref()()
+    assert isinstance(check, str) and check.startswith("[#0001")
+    ref_times, base_times = time_pair(ref, lambda: _baseline(content), sizes.rounds)
+    return Row(
+        name="read",
+        call='`Session().read(path, content)`, default window',
+        baseline="SHA-256 + `str.split`",
+        input_desc=f"{_lines_of(content):,} lines, {_mb(_size(content))}",
+        input_bytes=_size(content),
+        ref_times=ref_times,
+        base_times=base_times,
+        ref_peak=heap_peak(ref),
+        base_peak=heap_peak(lambda: _baseline(content)),
+        base_peak_kind="heap",
+        time_target=TIME_TARGETS["text"],
+    )
+
+
+def bench_cap(sizes: Sizes, config: ContextConfig) -> Row:
+    text = cap_input(sizes)
+
+    def ref() -> Thunk:
+        session = Session(config)
+        return lambda: session.output("bash", {"command": "make test"}, text)
+
+    check = ref()()
+    assert isinstance(check, str) and "lines elided, full output #0001" in check
+    ref_times, base_times = time_pair(ref, lambda: _baseline(text), sizes.rounds)
+    return Row(
+        name="cap",
+        call='`Session().output("bash", …, text)`',
+        baseline="SHA-256 + `str.split`",
+        input_desc=f"{_lines_of(text):,} lines, {_mb(_size(text))}",
+        input_bytes=_size(text),
+        ref_times=ref_times,
+        base_times=base_times,
+        ref_peak=heap_peak(ref),
+        base_peak=heap_peak(lambda: _baseline(text)),
+        base_peak_kind="heap",
+        time_target=TIME_TARGETS["text"],
+    )
+
+
+def bench_dedupe(sizes: Sizes, config: ContextConfig) -> Row:
+    text = listing_input(sizes)
+    # A tool hands the harness a new string each time: compare equal texts, not one object.
+    again = text.encode("utf-8").decode("utf-8")
+    assert again is not text
+
+    def ref() -> Thunk:
+        session = Session(config)
+
+        def run() -> object:
+            first = session.output("list", {"path": "."}, text)
+            second = session.output("list", {"path": "."}, again)
+            return first, second
+
+        return run
+
+    _, second = ref()()  # type: ignore[misc]
+    assert second == "[#0002] Same result as #0001.", second
+    ref_times, base_times = time_pair(ref, lambda: _baseline(text), sizes.rounds)
+    return Row(
+        name="dedupe",
+        call='`output("list", {"path": "."}, text)` twice',
+        baseline="SHA-256 + `str.split`",
+        input_desc=f"{_lines_of(text):,} lines, {_mb(_size(text))}",
+        input_bytes=_size(text),
+        ref_times=ref_times,
+        base_times=base_times,
+        ref_peak=heap_peak(ref),
+        base_peak=heap_peak(lambda: _baseline(text)),
+        base_peak_kind="heap",
+        time_target=TIME_TARGETS["text"],
+    )
+
+
+def bench_diff(
+    sizes: Sizes, config: ContextConfig, folder: Path, repeated: bool
+) -> tuple[Row, DiffProfile]:
+    before, after = diff_inputs(sizes, repeated)
+    gnu = GnuDiff(before, after, folder, "repeated" if repeated else "unique")
+    label = "repeated" if repeated else "unique"
+
+    def ref() -> Thunk:
+        session = Session(config)
+        return lambda: session.edit("src/big.js", before, after)
+
+    check = ref()()
+    assert isinstance(check, str) and "\n@@ -" in check
+    ref_times, base_times = time_pair(ref, gnu.prepare, sizes.rounds)
+    row = Row(
+        name=f"diff ({label} lines)",
+        call="`Session().edit(path, before, after)`",
+        baseline="GNU `diff -u` (subprocess)",
+        input_desc=(
+            f"2 × {sizes.diff_lines:,} lines, {sizes.diff_changes} changes, "
+            f"{_mb(_size(before) + _size(after))}"
+        ),
+        input_bytes=_size(before) + _size(after),
+        ref_times=ref_times,
+        base_times=base_times,
+        ref_peak=heap_peak(ref),
+        base_peak=gnu.max_rss(),
+        base_peak_kind="rss",
+        time_target=TIME_TARGETS["diff"],
+    )
+    return row, _diff_profile(sizes, config, before, after, row, label)
+
+
+def _diff_profile(
+    sizes: Sizes, config: ContextConfig, before: str, after: str, row: Row, label: str
+) -> DiffProfile:
+    a = reference_diff._lines_with_ends(before)
+    b = reference_diff._lines_with_ends(after)
+    codes: dict[str, int] = {}
+    a_codes = [codes.setdefault(line, len(codes)) for line in a]
+    b_codes = [codes.setdefault(line, len(codes)) for line in b]
+    matches = reference_diff._myers_matches(a_codes, b_codes)
+    counts: dict[str, int] = {}
+    for line in a:
+        counts[line] = counts.get(line, 0) + 1
+    repeated_share = sum(n for n in counts.values() if n > 1) / len(a)
+    myers = time_alone(
+        lambda: lambda: reference_diff._myers_matches(a_codes, b_codes), sizes.rounds
+    )
+    whole = time_alone(
+        lambda: lambda: reference_diff.unified_diff(
+            before, after, config.diff_context, config.texts
+        ),
+        sizes.rounds,
+    )
+    return DiffProfile(
+        name=f"{label} lines",
+        lines=len(a),
+        repeated_share=repeated_share,
+        distance=len(a) + len(b) - 2 * len(matches),
+        myers_median=statistics.median(myers),
+        diff_median=statistics.median(whole),
+        edit_median=row.ref_median,
+        gnu_median=row.base_median,
+    )
+
+
+# -- reporting --------------------------------------------------------------------------------
+
+
+def _mb(size: float) -> str:
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def time_table(rows: Sequence[Row]) -> list[str]:
+    out = [
+        "| Benchmark | Reference call | Input | Reference (median) | Baseline | "
+        "Baseline (median) | Ratio | Target | Verdict |",
+        "|---|---|---|---:|---|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        out.append(
+            f"| {row.name} | {row.call} | {row.input_desc} | {_ms(row.ref_median)} | "
+            f"{row.baseline} | {_ms(row.base_median)} | {row.ratio:.2f}× | "
+            f"≤ {row.time_target:g}× | {_verdict(row.ratio <= row.time_target)} |"
+        )
+    return out
+
+
+def memory_table(rows: Sequence[Row]) -> list[str]:
+    out = [
+        "| Benchmark | Input size | Reference peak (heap) | Peak / input | Target | Verdict | "
+        "Baseline peak |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for row in rows:
+        kind = "heap" if row.base_peak_kind == "heap" else "max RSS"
+        out.append(
+            f"| {row.name} | {_mb(row.input_bytes)} | {_mb(row.ref_peak)} | "
+            f"{row.memory_ratio:.2f}× | < {MEMORY_TARGET:g}× | "
+            f"{_verdict(row.memory_ratio < MEMORY_TARGET)} | {_mb(row.base_peak)} ({kind}) |"
+        )
+    return out
+
+
+def diff_table(profiles: Sequence[DiffProfile]) -> list[str]:
+    out = [
+        "| Diff input | Lines | Lines repeated in the file | Edit distance D | Myers matches | "
+        "`unified_diff` | `Session().edit` | GNU `diff -u` |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for p in profiles:
+        out.append(
+            f"| {p.name} | {p.lines:,} | {p.repeated_share:.0%} | {p.distance:,} | "
+            f"{_ms(p.myers_median)} | {_ms(p.diff_median)} | {_ms(p.edit_median)} | "
+            f"{_ms(p.gnu_median)} |"
+        )
+    return out
+
+
+def machine_lines() -> list[str]:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    diff_version = subprocess.run(
+        ["diff", "--version"], capture_output=True, text=True, check=False
+    ).stdout.splitlines()[:1]
+    return [
+        f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- Machine: {os.cpu_count()} CPUs (nproc), {model}; {platform.system()} "
+        f"{platform.release()}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()}); "
+        f"{diff_version[0] if diff_version else 'diff: unknown version'}",
+    ]
+
+
+def render(rows: Sequence[Row], profiles: Sequence[DiffProfile], sizes: Sizes, quick: bool) -> str:
+    mode = "quick (smoke sizes)" if quick else "full"
+    process_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    parts = [
+        "## Reference",
+        "",
+        "`bench/bench_reference.py` times the reference implementation (`ctxconf.reference`) "
+        "on large seeded inputs beside a baseline over the same input, in the same run.",
+        "",
+        *machine_lines(),
+        f"- Mode: {mode}; {sizes.rounds} timed rounds per figure, reference and baseline "
+        "alternating; the bench process reached "
+        f"{_mb(process_rss)} max RSS in all.",
+        "",
+        "### Time",
+        "",
+        *time_table(rows),
+        "",
+        "### Memory",
+        "",
+        *memory_table(rows),
+        "",
+        "### Diff: where the time goes",
+        "",
+        *diff_table(profiles),
+        "",
+        "### Method",
+        "",
+        "- Times are medians of the timed rounds (`time.perf_counter`), with a `gc.collect()` "
+        "before each round and the garbage collector left on, as in a harness. A fresh "
+        "`Session` is made before each round, outside the timing (loading `loop.json` is a "
+        "one-off cost).",
+        "- Baselines: for read, cap and dedupe, SHA-256 of the text's UTF-8 bytes plus "
+        '`text.split("\\n")`, the least a harness does with a text it hashes and counts. '
+        "For an edit, GNU `diff -u` on the same two files, timed as a whole subprocess "
+        "(start-up included, its output read through a pipe).",
+        "- The second listing is a distinct string equal to the first, as a tool would return "
+        'it; the run checks that it answers with the stub "Same result as". The dedupe '
+        "time is both calls together, against one baseline over the text.",
+        "- Memory: `tracemalloc` peak in a separate, untimed round (tracing slows Python "
+        "several times over, so it never shares a round with a timing). It counts what the "
+        "call allocates beyond what existed before it, so the input itself and the "
+        "interpreter are left out, and unlike RSS it does not depend on what the allocator "
+        "kept from earlier rounds. It sees only Python's allocators; hashlib's small state is "
+        "not in it. GNU diff is a separate program, so its figure is the child's maximum "
+        "resident set (`os.wait4`), which includes its own binary and libc.",
+        "- Input size is the UTF-8 bytes of the text(s) the call receives (both files for an "
+        "edit, one copy of the listing for dedupe). Inputs are ASCII and generated from "
+        f"seed {SEED}.",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_readme(section: str, path: Path = README) -> None:
+    """Replace the text between this benchmark's markers, leaving the rest of the file alone."""
+    block = f"{START_MARKER}\n{section}{END_MARKER}"
+    if not path.exists():
+        path.write_text(_INTRO + "\n" + block + "\n", encoding="utf-8")
+        return
+    current = path.read_text(encoding="utf-8")
+    start = current.find(START_MARKER)
+    end = current.find(END_MARKER)
+    if start == -1 or end == -1 or end < start:
+        joined = current.rstrip("\n") + "\n\n" + block + "\n"
+    else:
+        joined = current[:start] + block + current[end + len(END_MARKER) :]
+    path.write_text(joined, encoding="utf-8")
+
+
+_INTRO = """\
+# Benchmarks
+
+Each benchmark is a script in this folder, run from the repository root with the project's
+virtualenv: `python bench/bench_reference.py` measures the reference implementation (read, cap,
+dedupe and diff, each beside a baseline), and every other `bench/bench_*.py` script runs the same
+way. Every script takes `--quick` for a smoke run on small inputs (a few seconds; the test suite
+runs it) and `--write-readme` to rewrite its own section of this file, between its
+`<!-- name:start -->` and `<!-- name:end -->` markers, with the figures of a full run. Full runs
+take a few minutes and are meant for a quiet machine; figures below state when and where they
+were taken.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="small inputs, for a smoke run")
+    parser.add_argument(
+        "--write-readme",
+        action="store_true",
+        help="update the Reference section of bench/README.md with this run's figures",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if shutil.which("diff") is None:
+        print("error: GNU diff is not on PATH (hint: install diffutils)", file=sys.stderr)
+        return 2
+    sizes = QUICK if args.quick else FULL
+    config = ContextConfig.load()
+    rows: list[Row] = []
+    profiles: list[DiffProfile] = []
+    # Each benchmark frees its input before the next one builds its own.
+    rows.append(bench_read(sizes, config))
+    rows.append(bench_cap(sizes, config))
+    rows.append(bench_dedupe(sizes, config))
+    with tempfile.TemporaryDirectory(prefix="ctxconf-bench-") as folder:
+        for repeated in (False, True):
+            row, profile = bench_diff(sizes, config, Path(folder), repeated)
+            rows.append(row)
+            profiles.append(profile)
+    section = render(rows, profiles, sizes, args.quick)
+    print(section, end="")
+    if args.write_readme:
+        write_readme(section)
+        print(f"\nwrote {README}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

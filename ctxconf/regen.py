@@ -1,0 +1,113 @@
+"""Regenerate the expected texts of case files from the reference (`ctxconf regen`).
+
+Only the `expect` arrays change: every other byte of the file (keys, their order, formatting,
+unknown fields) stays as it was, so a run that changes nothing leaves the file identical. The
+cases of the spec's authors (`"origin": "authors"`) are never rewritten: where the reference
+disagrees with them, that is reported as a disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxconf.atomic import write_text_atomic
+from ctxconf.jsonspan import value_spans
+from ctxconf.reference import ContextConfig, run_case
+
+
+@dataclass(frozen=True)
+class StepChange:
+    step: int
+    old: str | None
+    new: str
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    file: Path
+    name: str
+    authors: bool  # a disagreement with the authors' case: reported, never written
+    steps: tuple[StepChange, ...]
+
+
+@dataclass
+class RegenResult:
+    changes: list[CaseChange] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files_written: list[Path] = field(default_factory=list)
+
+    @property
+    def disagreements(self) -> list[CaseChange]:
+        return [c for c in self.changes if c.authors]
+
+
+def _step_changes(old: Sequence[Any], new: Sequence[str]) -> tuple[StepChange, ...]:
+    return tuple(
+        StepChange(i, old[i] if i < len(old) else None, text)
+        for i, text in enumerate(new)
+        if i >= len(old) or old[i] != text
+    ) + tuple(StepChange(i, old[i], "") for i in range(len(new), len(old)))
+
+
+def _render_expect(texts: Sequence[str], indent: str) -> str:
+    """A new `expect` array in the file's own indentation (what `json.dumps(indent=2)` writes)."""
+    if not texts:
+        return "[]"
+    inner = indent + "  "
+    items = ",\n".join(inner + json.dumps(t, ensure_ascii=False) for t in texts)
+    return "[\n" + items + "\n" + indent + "]"
+
+
+def _indent_at(text: str, offset: int) -> str:
+    """The indentation of the line that `offset` stands on."""
+    line = text[text.rfind("\n", 0, offset) + 1 : offset]
+    return line[: len(line) - len(line.lstrip())]
+
+
+def regenerate_file(path: Path, config: ContextConfig, *, check: bool, result: RegenResult) -> None:
+    text = path.read_text(encoding="utf-8")
+    doc = json.loads(text)
+    replacements: list[tuple[int, int, str]] = []
+    spans = value_spans(text)
+    for index, case in enumerate(doc.get("cases", [])):
+        name = case.get("name", f"#{index}")
+        try:
+            outputs = run_case(case, config)
+        except Exception as error:  # a case the reference cannot run is a data error to report
+            result.errors.append(f"{path}: /cases/{index} ({name}): {type(error).__name__}: {error}")
+            continue
+        old = case.get("expect", [])
+        if outputs == old:
+            continue
+        authors = case.get("origin") == "authors"
+        result.changes.append(CaseChange(path, name, authors, _step_changes(old, outputs)))
+        if authors:
+            continue
+        pointer = f"/cases/{index}/expect"
+        if pointer in spans:
+            start, end = spans[pointer]
+            replacements.append((start, end, _render_expect(outputs, _indent_at(text, start))))
+        else:
+            # No `expect` yet: add one after the case's `steps` array.
+            start, end = spans[f"/cases/{index}/steps"]
+            indent = _indent_at(text, start)
+            addition = ",\n" + indent + '"expect": ' + _render_expect(outputs, indent)
+            replacements.append((end, end, addition))
+    if check or not replacements:
+        return
+    for start, end, new in sorted(replacements, reverse=True):
+        text = text[:start] + new + text[end:]
+    json.loads(text)  # never write a file that no longer parses
+    write_text_atomic(path, text)
+    result.files_written.append(path)
+
+
+def regenerate(paths: Sequence[Path], config: ContextConfig, *, check: bool) -> RegenResult:
+    result = RegenResult()
+    for path in paths:
+        regenerate_file(path, config, check=check, result=result)
+    return result
