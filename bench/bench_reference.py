@@ -46,6 +46,7 @@ README = Path(__file__).parent / "README.md"
 START_MARKER = "<!-- reference:start -->"
 END_MARKER = "<!-- reference:end -->"
 SEED = 20261130
+GNU_TIME = "/usr/bin/time"
 
 # Targets: the reference may cost this many times its baseline, and may hold at its peak this
 # many times the size of its input (UTF-8 bytes).
@@ -100,7 +101,7 @@ class Row:
     ref_times: list[float]
     base_times: list[float]
     ref_peak: int
-    base_peak: int
+    base_peak: int | None
     base_peak_kind: str  # "heap" (tracemalloc) or "rss" (a child's maximum resident set)
     time_target: float
 
@@ -315,13 +316,23 @@ class GnuDiff:
 
         return run
 
-    def max_rss(self) -> int:
-        """The child's maximum resident set size in bytes, from the kernel's own account."""
+    def max_rss(self) -> int | None:
+        """The child's maximum resident set size in bytes, as GNU time reports it.
+
+        `os.wait4` on a direct child would not do: the child starts as a vfork of this large
+        process, and Linux carries that high-water mark across `exec`. GNU time forks diff from
+        its own small image, so the figure is diff's alone. None when GNU time is missing.
+        """
+        if not Path(GNU_TIME).exists():
+            return None
+        report = self.out.with_suffix(".time")
         with open(self.out, "wb") as out:
-            child = subprocess.Popen(self.argv(), stdout=out)
-            _, _, usage = os.wait4(child.pid, 0)
-            child.returncode = 1  # reaped above; keeps Popen from waiting on it again
-        return usage.ru_maxrss * 1024  # Linux reports kilobytes
+            subprocess.run(
+                [GNU_TIME, "-f", "%M", "-o", str(report), *self.argv()], stdout=out, check=False
+            )
+        # GNU time writes "Command exited with non-zero status 1" before the figure.
+        kilobytes = int(report.read_text(encoding="utf-8").split()[-1])
+        return kilobytes * 1024
 
 
 def _size(text: str) -> int:
@@ -521,10 +532,11 @@ def memory_table(rows: Sequence[Row]) -> list[str]:
     ]
     for row in rows:
         kind = "heap" if row.base_peak_kind == "heap" else "max RSS"
+        base = "n/a" if row.base_peak is None else f"{_mb(row.base_peak)} ({kind})"
         out.append(
             f"| {row.name} | {_mb(row.input_bytes)} | {_mb(row.ref_peak)} | "
             f"{row.memory_ratio:.2f}× | < {MEMORY_TARGET:g}× | "
-            f"{_verdict(row.memory_ratio < MEMORY_TARGET)} | {_mb(row.base_peak)} ({kind}) |"
+            f"{_verdict(row.memory_ratio < MEMORY_TARGET)} | {base} |"
         )
     return out
 
@@ -610,8 +622,10 @@ def render(rows: Sequence[Row], profiles: Sequence[DiffProfile], sizes: Sizes, q
         "call allocates beyond what existed before it, so the input itself and the "
         "interpreter are left out, and unlike RSS it does not depend on what the allocator "
         "kept from earlier rounds. It sees only Python's allocators; hashlib's small state is "
-        "not in it. GNU diff is a separate program, so its figure is the child's maximum "
-        "resident set (`os.wait4`), which includes its own binary and libc.",
+        "not in it. GNU diff is a separate program, so its figure is its maximum resident "
+        "set as `/usr/bin/time -f %M` reports it, which includes its own binary and libc "
+        "(`os.wait4` on a direct child would report this process's high-water mark, which "
+        "Linux carries across the child's `exec`).",
         "- Input size is the UTF-8 bytes of the text(s) the call receives (both files for an "
         "edit, one copy of the listing for dedupe). Inputs are ASCII and generated from "
         f"seed {SEED}.",
