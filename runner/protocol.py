@@ -1,0 +1,134 @@
+"""Protocol v1: the messages between the runner and an implementation, built and checked.
+
+The same messages travel over every transport (JSON lines, HTTP, a Python module); each has a
+JSON Schema in `schemas/protocol/`. Fields a message does not know are ignored, so the protocol
+can grow without breaking implementations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+PROTOCOL_VERSION = 1
+
+# What a case carries that the implementation must never see.
+_CASE_FIELDS_SENT = ("limits", "steps")
+
+
+class ProtocolError(Exception):
+    """A message that breaks the protocol; `outputs` keeps what a run response did carry."""
+
+    def __init__(self, message: str, outputs: Sequence[object] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.outputs = list(outputs) if outputs is not None else None
+
+
+def hello_request() -> dict[str, Any]:
+    return {"cmd": "hello", "protocol": PROTOCOL_VERSION}
+
+
+def stop_request() -> dict[str, Any]:
+    return {"cmd": "stop"}
+
+
+def run_request(seq: int, area: str, case: Mapping[str, Any]) -> dict[str, Any]:
+    """The run message for `case`: its limits and steps only, never its expected texts."""
+    sent = {field: case[field] for field in _CASE_FIELDS_SENT if field in case}
+    return {"cmd": "run", "seq": seq, "area": area, "case": sent}
+
+
+@dataclass(frozen=True)
+class Implementation:
+    name: str
+    version: str
+    language: str
+
+
+@dataclass(frozen=True)
+class Hello:
+    implementation: Implementation
+    areas: tuple[str, ...]
+
+
+def _describe(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+def parse_hello(response: object) -> Hello:
+    """The implementation's answer to hello, or ProtocolError saying what is wrong with it."""
+    if not isinstance(response, dict):
+        raise ProtocolError(f"the hello response is {_describe(response)}, not an object")
+    problems: list[str] = []
+    protocol = response.get("protocol")
+    if protocol != PROTOCOL_VERSION:
+        problems.append(f'"protocol" is {protocol!r}, the runner speaks {PROTOCOL_VERSION}')
+    implementation = response.get("implementation")
+    fields: dict[str, str] = {}
+    if not isinstance(implementation, dict):
+        problems.append('"implementation" must be an object with name, version and language')
+    else:
+        for key in ("name", "version", "language"):
+            value = implementation.get(key)
+            if not isinstance(value, str) or not value:
+                problems.append(f'"implementation.{key}" must be a non-empty string')
+            else:
+                fields[key] = value
+    areas = response.get("areas")
+    if not isinstance(areas, list) or not all(isinstance(a, str) for a in areas):
+        problems.append('"areas" must be an array of area names, e.g. ["context"]')
+    if problems:
+        raise ProtocolError("bad hello response: " + "; ".join(problems))
+    assert isinstance(areas, list)
+    return Hello(Implementation(**fields), tuple(areas))
+
+
+@dataclass(frozen=True)
+class RunReply:
+    """A well-formed run response: the outputs, or the implementation's error or skip reason."""
+
+    kind: Literal["outputs", "error", "skipped"]
+    outputs: tuple[str, ...] = ()
+    message: str = ""
+
+
+def parse_run_response(response: object, seq: int, steps: int) -> RunReply:
+    """Check a run response against the request it answers (`seq`, `steps` steps)."""
+    if not isinstance(response, dict):
+        raise ProtocolError(f"not a protocol message: the response is {_describe(response)}")
+    if "seq" not in response:
+        raise ProtocolError('not a run response: it has no "seq"')
+    if response["seq"] != seq:
+        raise ProtocolError(f'wrong seq: the response says {response["seq"]!r}, the request {seq}')
+    kinds = [kind for kind in ("outputs", "error", "skipped") if kind in response]
+    if len(kinds) != 1:
+        found = " and ".join(f'"{k}"' for k in kinds) if kinds else "none"
+        raise ProtocolError(
+            f'a run response carries exactly one of "outputs", "error" or "skipped"; found {found}'
+        )
+    kind = kinds[0]
+    value = response[kind]
+    if kind != "outputs":
+        if not isinstance(value, str):
+            raise ProtocolError(f'"{kind}" must be a string, not {_describe(value)}')
+        return RunReply(kind, message=value)  # type: ignore[arg-type]  # kind is one of the two
+    if not isinstance(value, list):
+        raise ProtocolError(f'"outputs" must be an array of strings, not {_describe(value)}')
+    bad = [index for index, text in enumerate(value) if not isinstance(text, str)]
+    if bad:
+        raise ProtocolError(
+            f'"outputs" must hold strings; item {bad[0]} is {_describe(value[bad[0]])}', value
+        )
+    if len(value) != steps:
+        few = "too few" if len(value) < steps else "too many"
+        raise ProtocolError(
+            f"{few} outputs: expected {steps} (one per step), got {len(value)}", value
+        )
+    return RunReply("outputs", outputs=tuple(value))

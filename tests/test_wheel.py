@@ -1,0 +1,69 @@
+"""A wheel built from the repository carries spec/ and schemas/, and works from any folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = out.glob("ctxconf-*.whl")
+    return built
+
+
+def test_wheel_carries_spec_and_schemas(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in (
+        "ctxconf/spec/loop.json",
+        "ctxconf/spec/context.md",
+        "ctxconf/spec/conformance/context.json",
+        "ctxconf/spec/prompts/context.md",
+        "ctxconf/schemas/cases.schema.json",
+        "ctxconf/schemas/loop.schema.json",
+        "ctxconf/reference/session.py",
+        "ctxconf/runner/__init__.py",
+    ):
+        assert required in names, f"{required} is missing from {wheel.name}"
+
+
+def test_installed_wheel_works_from_any_folder(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "env"
+    # The dependencies come from the interpreter running the tests, so no download is needed.
+    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [sys.executable, "-c", "import jsonschema, os; print(os.path.dirname(os.path.dirname(jsonschema.__file__)))"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    (next((env_dir / "lib").glob("python*")) / "site-packages" / "deps.pth").write_text(site + "\n")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
+        check=True, capture_output=True,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for command in (["validate"], ["run", "--impl", "reference", "--json", "r.json"]):
+        done = subprocess.run(
+            [str(env_dir / "bin" / "ctxconf"), *command],
+            cwd=elsewhere, capture_output=True, text=True,
+        )
+        assert done.returncode == 0, f"ctxconf {' '.join(command)}:\n{done.stdout}\n{done.stderr}"
+    imported = subprocess.run(
+        [str(python), "-c", "import ctxconf.paths as p; print(p.bundled_spec_dir())"],
+        cwd=elsewhere, capture_output=True, text=True, check=True,
+    ).stdout
+    assert str(env_dir) in imported, "the wheel's spec must come from the installed package"
