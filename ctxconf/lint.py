@@ -1,0 +1,247 @@
+"""`ctxconf lint`: the parts of the spec agree with each other.
+
+The schemas check each file on its own; this checks them against each other: what the prose
+quotes from `loop.json`, the examples against their templates, rule anchors against cases, the
+schema's ops against cases, ids, the version in every file, and templates nobody renders.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxconf import reference
+from ctxconf.jsonspan import value_spans
+from ctxconf.paths import schemas_dir
+from ctxconf.spec_rules import SpecRulesError, parse_rules
+
+ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
+_QUOTE = re.compile(r"`([a-z_]+(?:\.[a-z_]+)*)` \(([^()]*)\)")
+_VERSION_LINE = re.compile(r"^Spec version: (\S+)\s*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"\\\{([a-z_]+)\\\}")
+_RENDER = re.compile(r"""render\(\s*["']([a-z_]+)["']""")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _lookup(section: dict[str, Any], dotted: str) -> tuple[bool, Any]:
+    value: Any = section
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def _same_value(quoted: str, value: Any) -> bool:
+    """Whether the text in parentheses states `value`: 40,000 for 40000, a list by its items."""
+    quoted = quoted.strip()
+    if isinstance(value, bool):
+        return quoted == str(value).lower()
+    if isinstance(value, int):
+        return quoted.replace(",", "").replace("\u202f", "").replace(" ", "") == str(value)
+    if isinstance(value, list):
+        return [part.strip().strip("`\"") for part in quoted.split(",")] == [str(v) for v in value]
+    if isinstance(value, str):
+        unquoted = quoted[1:-1] if len(quoted) >= 2 and quoted[0] == quoted[-1] == '"' else quoted
+        return unquoted.replace("\\n", "\n") == value
+    return False
+
+
+def check_quotes(md_path: Path, md: str, context: dict[str, Any]) -> Iterator[Finding]:
+    """Every `name` (value) the text quotes from loop.json states the value loop.json holds."""
+    for match in _QUOTE.finditer(md):
+        name, quoted = match.groups()
+        found, value = _lookup(context, name)
+        if not found:
+            found, value = _lookup(context.get("texts", {}), name)
+        if not found:
+            if name.split(".")[0] in context:
+                yield Finding(str(md_path), _line_of(md, match.start()),
+                              f"`{name}` is quoted but loop.json context has no such value")
+            continue
+        if not _same_value(quoted, value):
+            yield Finding(str(md_path), _line_of(md, match.start()),
+                          f"`{name}` is quoted as ({quoted}) but loop.json has {json.dumps(value, ensure_ascii=False)}")
+
+
+def _template_regex(template: str) -> str:
+    return _PLACEHOLDER.sub(r".+?", re.escape(template))
+
+
+def _example_lines(md: str) -> Iterator[tuple[int, str]]:
+    """Lines inside fenced code blocks, with their line numbers."""
+    fence: str | None = None
+    for number, line in enumerate(md.split("\n"), start=1):
+        stripped = line.strip()
+        if fence is None and stripped.startswith("```"):
+            fence = "```"
+        elif fence is not None and stripped.startswith(fence):
+            fence = None
+        elif fence is not None:
+            yield number, line
+
+
+def check_examples(md_path: Path, md: str, texts: dict[str, str]) -> Iterator[Finding]:
+    """Every example line shaped like an inserted text (a result's bracket, an elided line, a
+    remaining-lines note, a table row) matches the template it comes from."""
+    one_line = {name: t for name, t in texts.items() if "\n" not in t}
+    brackets = [_template_regex(t) for name, t in one_line.items() if name.endswith("bracket")]
+    sentences = [_template_regex(t) for name, t in one_line.items()
+                 if not name.endswith("bracket") and not t.startswith(("[", "(", "|", "#"))]
+    bracket_line = re.compile(
+        "(?:" + "|".join(brackets) + ")(?: (?:" + "|".join(sentences) + "))?"
+    )
+    shaped = {
+        "[": [bracket_line, re.compile(_template_regex(texts["elided"]))],
+        "(": [re.compile(_template_regex(t)) for n, t in one_line.items() if t.startswith("(")],
+        "| ": [re.compile(_template_regex(texts["compaction_row"]))],
+    }
+    for number, line in _example_lines(md):
+        for start, patterns in shaped.items():
+            if line.startswith(start) and ("#" in line or start != "| "):
+                if "---" in line or line.startswith("| Path"):
+                    break
+                if not any(p.fullmatch(line) for p in patterns):
+                    yield Finding(str(md_path), number,
+                                  f"example {line!r} matches no template of loop.json")
+                break
+
+
+def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+    anchors: dict[str, tuple[Path, int]] = {}
+    for md in sorted(spec.glob("*.md")):
+        try:
+            rules = parse_rules(md)
+        except SpecRulesError as error:
+            for problem in error.problems:
+                yield Finding(str(md), problem.line, problem.message)
+            continue
+        for anchor, rule in rules.items():
+            anchors[anchor] = (md, rule.line)
+    named: set[str] = set()
+    for path, (text, doc) in cases_by_file.items():
+        spans = value_spans(text)
+        for index, case in enumerate(doc.get("cases", [])):
+            for r_index, anchor in enumerate(case.get("rules", [])):
+                named.add(anchor)
+                if anchor not in anchors:
+                    start = spans.get(f"/cases/{index}/rules/{r_index}", (0, 0))[0]
+                    yield Finding(str(path), _line_of(text, start),
+                                  f"case {case.get('name')!r} names rule {anchor!r}, which no spec text declares")
+    for anchor, (md, line) in anchors.items():
+        if anchor not in named:
+            yield Finding(str(md), line, f"rule {anchor} has no case")
+
+
+def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+    schema_path = schemas_dir() / "cases.schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    ops = set(_find_op_enum(schema))
+    used = {step.get("op") for _, doc in cases_by_file.values()
+            for case in doc.get("cases", []) for step in case.get("steps", [])}
+    for op in sorted(ops - used):
+        yield Finding(str(schema_path), 1, f"op {op!r} has no case")
+
+
+def _find_op_enum(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        op = node.get("properties", {}).get("op") if isinstance(node.get("properties"), dict) else None
+        if isinstance(op, dict) and isinstance(op.get("enum"), list):
+            return [str(v) for v in op["enum"]]
+        for value in node.values():
+            found = _find_op_enum(value)
+            if found:
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            found = _find_op_enum(value)
+            if found:
+                return found
+    return []
+
+
+def check_ids(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+    for path, (text, doc) in cases_by_file.items():
+        spans = value_spans(text)
+        for index, case in enumerate(doc.get("cases", [])):
+            seen: set[str] = set()
+            for s_index, step in enumerate(case.get("steps", [])):
+                result_id = step.get("id")
+                if result_id is None:
+                    continue
+                line = _line_of(text, spans.get(f"/cases/{index}/steps/{s_index}/id", (0, 0))[0])
+                if not isinstance(result_id, str) or not ID_FORM.match(result_id):
+                    yield Finding(str(path), line, f"id {result_id!r} is not # and 4 or more lowercase hex digits")
+                elif result_id in seen:
+                    yield Finding(str(path), line, f"id {result_id} is given twice in case {case.get('name')!r}")
+                seen.add(str(result_id))
+
+
+def check_versions(spec: Path, loop_text: str, loop: dict[str, Any],
+                   cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+    version = loop.get("version")
+    for md in sorted(spec.glob("*.md")):
+        md_text = md.read_text(encoding="utf-8")
+        match = _VERSION_LINE.search(md_text)
+        if match is None:
+            yield Finding(str(md), 1, "no 'Spec version: X' line")
+        elif match.group(1) != version:
+            yield Finding(str(md), _line_of(md_text, match.start()),
+                          f"spec version {match.group(1)} differs from loop.json's {version}")
+    for path, (text, doc) in cases_by_file.items():
+        if doc.get("version") != version:
+            start = value_spans(text).get("/version", (0, 0))[0]
+            yield Finding(str(path), _line_of(text, start),
+                          f"version {doc.get('version')} differs from loop.json's {version}")
+
+
+def check_templates_used(loop_path: Path, loop_text: str, texts: dict[str, str]) -> Iterator[Finding]:
+    rendered: set[str] = set()
+    for source in Path(reference.__file__).parent.glob("*.py"):
+        rendered.update(_RENDER.findall(source.read_text(encoding="utf-8")))
+    spans = value_spans(loop_text)
+    for name in texts:
+        if name not in rendered:
+            start = spans.get(f"/context/texts/{name}", (0, 0))[0]
+            yield Finding(str(loop_path), _line_of(loop_text, start),
+                          f"template {name!r} is rendered nowhere in the reference")
+
+
+def lint_spec(spec: Path) -> list[Finding]:
+    """Every disagreement between the parts of the spec folder `spec`, sorted by file and line."""
+    loop_path = spec / "loop.json"
+    loop_text = loop_path.read_text(encoding="utf-8")
+    loop = json.loads(loop_text)
+    context = loop.get("context", {})
+    cases_by_file: dict[Path, Any] = {}
+    for path in sorted((spec / "conformance").glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        cases_by_file[path] = (text, json.loads(text))
+    findings: list[Finding] = []
+    for md_path in sorted(spec.glob("*.md")):
+        md = md_path.read_text(encoding="utf-8")
+        findings += check_quotes(md_path, md, context)
+        findings += check_examples(md_path, md, context.get("texts", {}))
+    findings += check_rules_and_cases(spec, cases_by_file)
+    findings += check_ops(cases_by_file)
+    findings += check_ids(cases_by_file)
+    findings += check_versions(spec, loop_text, loop, cases_by_file)
+    findings += check_templates_used(loop_path, loop_text, context.get("texts", {}))
+    return sorted(set(findings))

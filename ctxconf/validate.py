@@ -1,0 +1,376 @@
+"""Validation of spec files: `loop.json` and case files, against their schemas and beyond.
+
+Every problem is collected, not only the first, each with its place: the file, the JSON pointer
+of the value and the line:column where that value starts. Besides the schemas (in `schemas/`),
+the checks a schema cannot express are made here and reported the same way:
+
+- a case has exactly one expected text per step;
+- step ids are unique within a case, and case names within a file;
+- a case file's version is that of the `loop.json` of its spec folder (`<spec>/conformance/x.json`
+  beside `<spec>/loop.json`);
+- an output cap keeps no more head and tail than its maximum (`head_* + tail_* <= max_*`), for
+  `loop.json`'s cap and for each case's `limits` merged over it.
+
+A path that cannot be validated at all (missing, unreadable, a folder that is not a spec folder)
+raises `UnusableInput`: that is a usage error, not a problem in a file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from ctxconf.jsonpos import Position, escape, pointer, positions
+from ctxconf.paths import bundled_spec_dir, schemas_dir
+
+LOOP, CASES = "loop", "cases"
+# The schema of each kind of file, in schemas/.
+SCHEMAS: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
+_CAP_PARTS = ("lines", "chars")
+# Past this many allowed keys, naming them all makes the line harder to read, not easier.
+_MAX_KEYS_LISTED = 10
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a file, and where: `file:line:column: pointer: message`."""
+
+    file: str
+    pointer: str
+    line: int
+    column: int
+    message: str
+    code: str
+
+    def __str__(self) -> str:
+        place = f"{self.pointer}: " if self.pointer else ""
+        return f"{self.file}:{self.line}:{self.column}: {place}{self.message}"
+
+
+@dataclass(frozen=True)
+class UnusableInput(Exception):
+    """A path that cannot be validated at all; `hint` says what to give instead."""
+
+    path: str
+    reason: str
+    hint: str
+    code: str = "unusable-input"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class _Loop:
+    """What a case file is checked against: its spec's version and output cap."""
+
+    file: str
+    version: object
+    cap: Mapping[str, object]
+
+
+def _display(path: Path) -> str:
+    # The path as the user gave it, or relative to the working folder when that is shorter.
+    if path.is_absolute():
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:  # another drive, on Windows
+            return str(path)
+        return str(path) if relative.startswith("..") else relative
+    return str(path)
+
+
+def _is_spec_dir(path: Path) -> bool:
+    return (path / "loop.json").is_file()
+
+
+def spec_files(spec_dir: Path) -> list[Path]:
+    """The files of a spec folder: `loop.json`, then every `conformance/*.json` by name."""
+    if not spec_dir.is_dir():
+        raise UnusableInput(
+            str(spec_dir), "no such folder", "give a spec folder: one that holds loop.json"
+        )
+    if not _is_spec_dir(spec_dir):
+        raise UnusableInput(
+            str(spec_dir),
+            "is not a spec folder: it has no loop.json",
+            "give the folder that holds loop.json and conformance/",
+        )
+    return [spec_dir / "loop.json", *sorted((spec_dir / "conformance").glob("*.json"))]
+
+
+def collect_files(paths: Iterable[Path]) -> list[Path]:
+    """The files to validate: spec folders expanded to their files, each file once."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            if not _is_spec_dir(path):
+                raise UnusableInput(
+                    str(path),
+                    "is a folder but not a spec folder (it has no loop.json)",
+                    "give JSON files, or a folder that holds loop.json and conformance/",
+                )
+            files.extend(spec_files(path))
+        elif not path.exists():
+            raise UnusableInput(str(path), "no such file", "check the path")
+        else:
+            files.append(path)
+    unique: dict[Path, Path] = {}
+    for file in files:
+        unique.setdefault(file.resolve(), file)
+    return list(unique.values())
+
+
+def validate_spec(spec_dir: Path) -> list[Problem]:
+    """Every problem in a spec folder: its `loop.json` and every `conformance/*.json`."""
+    return validate_files(spec_files(spec_dir))
+
+
+def validate_files(paths: Sequence[Path]) -> list[Problem]:
+    """Every problem in the given files (a spec folder stands for its files), file by file."""
+    loops: dict[Path, _Loop | None] = {}
+    problems: list[Problem] = []
+    for path in collect_files(paths):
+        found = _validate_file(path, loops)
+        problems.extend(sorted(set(found), key=lambda p: (p.line, p.column, p.pointer, p.message)))
+    return problems
+
+
+@dataclass(frozen=True)
+class _Document:
+    file: str
+    data: Any
+    where: Mapping[str, Position]
+
+    def problem(self, at: str, message: str, code: str) -> Problem:
+        # A pointer the document lacks (a missing value) is placed at its nearest parent.
+        known = at
+        while known not in self.where and known:
+            known = known.rsplit("/", 1)[0]
+        position = self.where.get(known, Position(1, 1, 0))
+        return Problem(self.file, at, position.line, position.column, message, code)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UnusableInput(str(path), "no such file", "check the path") from None
+    except IsADirectoryError:
+        raise UnusableInput(str(path), "is a folder", "give a JSON file") from None
+    except OSError as error:
+        reason = f"cannot be read: {error.strerror or error}"
+        raise UnusableInput(str(path), reason, "check the file's permissions") from None
+
+
+def _parse(path: Path) -> _Document | Problem:
+    """The file's data and positions, or the one problem that keeps it from being JSON."""
+    file, raw = _display(path), _read(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        return Problem(file, "", line, column, f"not UTF-8 text: {error.reason}", "encoding")
+    try:
+        data = json.loads(text)
+        where = positions(text)
+    except json.JSONDecodeError as error:
+        message = f"invalid JSON: {error.msg}"
+        return Problem(file, "", error.lineno, error.colno, message, "json")
+    except RecursionError:
+        return Problem(file, "", 1, 1, "invalid JSON: nested too deeply", "json")
+    return _Document(file, data, where)
+
+
+def _kind(path: Path, data: object) -> str | None:
+    if isinstance(data, dict):
+        if "cases" in data:
+            return CASES
+        if "context" in data:
+            return LOOP
+    return LOOP if path.name == "loop.json" else None
+
+
+@functools.cache
+def _validator(kind: str) -> Draft202012Validator:
+    schema = json.loads((schemas_dir() / SCHEMAS[kind]).read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def _validate_file(path: Path, loops: dict[Path, _Loop | None]) -> list[Problem]:
+    parsed = _parse(path)
+    if isinstance(parsed, Problem):
+        return [parsed]
+    kind = _kind(path, parsed.data)
+    if kind is None:
+        message = "cannot tell what this file is: a case file has 'cases', loop.json has 'context'"
+        return [parsed.problem("", message, "kind")]
+    problems = list(_schema_problems(parsed, _validator(kind)))
+    if kind == LOOP:
+        cap = _dig(parsed.data, "context", "cap")
+        problems.extend(_cap_problems(parsed, "/context/cap", cap, ""))
+    else:
+        problems.extend(_case_problems(parsed, _loop_for(path, loops)))
+    return problems
+
+
+# --- schema errors -------------------------------------------------------------------------------
+
+
+def _schema_problems(doc: _Document, validator: Draft202012Validator) -> Iterator[Problem]:
+    for error in validator.iter_errors(doc.data):
+        at = pointer(error.absolute_path)
+        keyword = str(error.validator)
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        if keyword == "additionalProperties" and isinstance(error.instance, dict):
+            # One problem per unknown key, placed at the key's own value.
+            allowed = list(schema.get("properties", {}))
+            for key in error.instance:
+                if key not in allowed:
+                    message = f"unknown key {key!r}{_allowed(allowed)}"
+                    yield doc.problem(f"{at}/{escape(key)}", message, "schema.unknown-key")
+            continue
+        yield doc.problem(at, _message(error, schema), f"schema.{keyword}")
+
+
+def _allowed(keys: Sequence[str]) -> str:
+    if not keys:
+        return " (this object takes no other keys)"
+    if len(keys) > _MAX_KEYS_LISTED:
+        return ""
+    return f" (allowed: {', '.join(keys)})"
+
+
+def _message(error: ValidationError, schema: Mapping[str, Any]) -> str:
+    message = error.message
+    alternatives = error.context or []
+    if error.validator in ("anyOf", "oneOf") and alternatives:
+        if all(sub.validator == "required" for sub in alternatives):
+            missing = sorted(
+                {
+                    key
+                    for sub in alternatives
+                    if isinstance(sub.validator_value, list) and isinstance(sub.instance, dict)
+                    for key in sub.validator_value
+                    if key not in sub.instance
+                }
+            )
+            message = "needs " + " or ".join(repr(key) for key in missing)
+        else:
+            message = "fits none of: " + "; ".join(sub.message for sub in alternatives)
+    title = schema.get("title")
+    # A step shape's title names its op and fields: say which shape the value was held to.
+    return f"{message} (a {title})" if isinstance(title, str) else message
+
+
+# --- checks beyond the schemas -------------------------------------------------------------------
+
+
+def _dig(data: object, *keys: str) -> object:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _cap_problems(doc: _Document, at: str, cap: object, merged_with: str) -> Iterator[Problem]:
+    if not isinstance(cap, Mapping):
+        return
+    for part in _CAP_PARTS:
+        head, tail = _int(cap.get(f"head_{part}")), _int(cap.get(f"tail_{part}"))
+        most = _int(cap.get(f"max_{part}"))
+        if head is not None and tail is not None and most is not None and head + tail > most:
+            message = (
+                f"head_{part} + tail_{part} = {head} + {tail} = {head + tail} is more than "
+                f"max_{part} = {most}{merged_with}: the head and tail kept must fit the cap"
+            )
+            yield doc.problem(at, message, "cap")
+
+
+def _load_loop(path: Path, label: str) -> _Loop | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None  # it has problems of its own, reported where it is validated
+    cap = _dig(data, "context", "cap")
+    version = data.get("version") if isinstance(data, dict) else None
+    return _Loop(label, version, cap if isinstance(cap, Mapping) else {})
+
+
+def _loop_for(path: Path, loops: dict[Path, _Loop | None]) -> tuple[_Loop | None, _Loop | None]:
+    """The loop.json of the case file's spec folder, and the one its limits merge over.
+
+    A case file outside a spec folder has no version to match; its limits are merged over the
+    bundled spec's cap, the one the reference runs it with.
+    """
+    beside = path.parent.parent / "loop.json"
+    own = None
+    if path.parent.name == "conformance" and beside.is_file():
+        own = loops.setdefault(beside.resolve(), _load_loop(beside, _display(beside)))
+    if own is not None:
+        return own, own
+    bundled = bundled_spec_dir() / "loop.json"
+    return None, loops.setdefault(bundled.resolve(), _load_loop(bundled, "the bundled loop.json"))
+
+
+def _case_problems(doc: _Document, loops: tuple[_Loop | None, _Loop | None]) -> Iterator[Problem]:
+    own, base = loops
+    data = doc.data
+    version = _dig(data, "version")
+    if own is not None and isinstance(own.version, str) and isinstance(version, str):
+        if version != own.version:
+            message = f"version {version!r} is not the spec's {own.version!r} (in {own.file})"
+            yield doc.problem("/version", message, "version")
+    cases = _dig(data, "cases")
+    if not isinstance(cases, list):
+        return
+    names: dict[str, int] = {}
+    for index, case in enumerate(cases):
+        if not isinstance(case, dict):
+            continue
+        at = f"/cases/{index}"
+        name = case.get("name")
+        if isinstance(name, str):
+            if name in names:
+                message = f"case name {name!r} is already used by case {names[name]}"
+                yield doc.problem(f"{at}/name", message, "duplicate-name")
+            names.setdefault(name, index)
+        yield from _step_problems(doc, at, case.get("steps"), case.get("expect"))
+        limits = case.get("limits")
+        if isinstance(limits, Mapping):
+            cap = {**(base.cap if base is not None else {}), **limits}
+            origin = f" (keys not given in limits come from {base.file})" if base else ""
+            yield from _cap_problems(doc, f"{at}/limits", cap, origin)
+
+
+def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> Iterator[Problem]:
+    if not isinstance(steps, list):
+        return
+    if isinstance(expect, list) and len(expect) != len(steps):
+        message = (
+            f"{len(expect)} expected texts for {len(steps)} steps: "
+            "give exactly one per step, in order"
+        )
+        yield doc.problem(f"{at}/expect", message, "expect-count")
+    ids: dict[str, int] = {}
+    for index, step in enumerate(steps):
+        given = step.get("id") if isinstance(step, dict) else None
+        if isinstance(given, str):
+            if given in ids:
+                message = f"id {given!r} is already given to step {ids[given]} of this case"
+                yield doc.problem(f"{at}/steps/{index}/id", message, "duplicate-id")
+            ids.setdefault(given, index)

@@ -1,0 +1,95 @@
+"""`python:MODULE` and `reference`: an implementation in this process, called as functions.
+
+The module (or object) has `hello()` and `run(request)`, taking and returning the same dicts the
+other transports carry as JSON; both go through a JSON round trip, so the implementation can
+neither change the runner's case nor answer with something JSON cannot carry. A call runs on a
+worker thread so that a hang can be timed out; the hung thread is abandoned (a thread cannot be
+killed) and the next case gets a new one.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .base import CaseFailure, Message
+
+
+class Implementation(Protocol):
+    def hello(self) -> Message: ...
+
+    def run(self, request: Message) -> Message: ...
+
+
+_Call = tuple[Callable[[], Any], "queue.Queue[tuple[bool, Any]]"]
+
+
+class _Worker:
+    """One daemon thread running calls in turn; daemon, so a hung call never blocks exit."""
+
+    def __init__(self) -> None:
+        self._calls: queue.Queue[_Call | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def call(self, function: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
+        """(True, value) or (False, formatted exception); raises TimeoutError."""
+        answer: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+        self._calls.put((function, answer))
+        try:
+            return answer.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError from None
+
+    def stop(self) -> None:
+        self._calls.put(None)
+
+    def _serve(self) -> None:
+        while (call := self._calls.get()) is not None:
+            function, answer = call
+            try:
+                answer.put((True, function()))
+            except BaseException:
+                answer.put((False, traceback.format_exc()))
+
+
+class PythonTransport:
+    def __init__(self, implementation: Implementation, *, timeout: float) -> None:
+        self._implementation = implementation
+        self._timeout = timeout
+        self._worker = _Worker()
+
+    def hello(self) -> Message:
+        return self._call(self._implementation.hello, self._timeout, "hello()")
+
+    def run(self, request: Message, timeout: float) -> Message:
+        copy = json.loads(json.dumps(request))
+        return self._call(lambda: self._implementation.run(copy), timeout, "run()")
+
+    def close(self) -> None:
+        self._worker.stop()
+
+    def _call(self, function: Callable[[], Any], timeout: float, name: str) -> Message:
+        try:
+            ok, value = self._worker.call(function, timeout)
+        except TimeoutError:
+            self._worker = _Worker()  # the old one is stuck in the call; leave it behind
+            raise CaseFailure(
+                "timeout", f"{name} did not return within {timeout:g} s (its thread was abandoned)"
+            ) from None
+        if not ok:
+            last = value.strip().splitlines()[-1]
+            raise CaseFailure("crash", f"{name} raised {last}", stderr=value)
+        try:
+            response = json.loads(json.dumps(value))
+        except (TypeError, ValueError) as error:
+            raise CaseFailure("error", f"{name} returned what JSON cannot carry: {error}") from None
+        if not isinstance(response, dict):
+            raise CaseFailure(
+                "error", f"not a protocol message: {name} returned {type(value).__name__}"
+            )
+        return response
