@@ -6,11 +6,14 @@ import difflib
 import re
 
 _TRAILING = re.compile(r"[ ]+$")
+# Characters some libraries take for line breaks, and other invisible controls.
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 
 
 def visible(line: str) -> str:
-    """`line` with tabs, carriage returns and trailing spaces shown as marks."""
+    """`line` with tabs, carriage returns, trailing spaces and invisible characters shown."""
     line = line.replace("\t", "→").replace("\r", "␍")
+    line = _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", line)
     return _TRAILING.sub(lambda m: "·" * len(m.group()), line)
 
 

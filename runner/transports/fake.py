@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .base import Message
 
-REFERENCE_HELLO: Message = {
+FAKE_HELLO: Message = {
     "protocol": 1,
     "implementation": {"name": "fake", "version": "0", "language": "python"},
     "areas": ["context"],
@@ -27,7 +27,7 @@ class FakeTransport:
         stderr: str = "",
     ) -> None:
         self._answer = answer
-        self._hello = hello if hello is not None else REFERENCE_HELLO
+        self._hello = hello if hello is not None else FAKE_HELLO
         self._stderr = stderr
         self.requests: list[Message] = []
         self.closed = False

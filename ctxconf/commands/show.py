@@ -1,0 +1,70 @@
+"""`ctxconf show CASE`: a case's steps and the texts they insert, as a person reads them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ctxconf.casefile import case_names, find_case
+from ctxconf.specdir import SpecDirError, add_spec_argument, case_files
+from ctxconf.textdiff import visible
+
+_LONG_FIELDS = ("content", "text", "before", "after", "note")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", metavar="CASE", help="the case's name")
+    add_spec_argument(parser)
+
+
+def _block(text: str, indent: str = "    │ ") -> list[str]:
+    lines = text.split("\n")
+    shown = [indent + visible(line) for line in lines]
+    if text.endswith("\n"):
+        shown[-1] = indent + "⏎ (ends with a newline)"
+    return shown if text else [indent + "∅ (empty)"]
+
+
+def render_case(case: dict[str, Any]) -> list[str]:
+    out = [case.get("name", "?"), "  " + case.get("description", ""),
+           "  rules: " + ", ".join(case.get("rules", []))]
+    if case.get("origin"):
+        out.append(f"  origin: {case['origin']}")
+    if case.get("limits"):
+        out.append("  limits: " + json.dumps(case["limits"]))
+    for index, (step, expect) in enumerate(zip(case["steps"], case.get("expect", []))):
+        fields = {k: v for k, v in step.items() if k not in ("op", *_LONG_FIELDS, "files")}
+        out.append("")
+        out.append(f"step {index}: {step['op']} " + " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()))
+        for name in _LONG_FIELDS:
+            if name in step:
+                out.append(f"  {name}:")
+                out += _block(step[name])
+        for file in step.get("files", []):
+            out.append(f"  file {file['path']}:")
+            for name in ("before", "after"):
+                if name in file:
+                    out.append(f"    {name}:")
+                    out += _block(file[name], "      │ ")
+        out.append("  inserts:")
+        out += _block(expect, "    ┃ ")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        files = case_files(args.spec)
+    except SpecDirError as error:
+        print(f"ctxconf show: {error}", file=sys.stderr)
+        return 2
+    found = find_case(files, args.case)
+    if found is None:
+        near = [n for n in case_names(files) if args.case in n]
+        hint = f"; did you mean: {', '.join(near[:5])}" if near else ""
+        print(f"ctxconf show: no case named {args.case!r}{hint}", file=sys.stderr)
+        return 2
+    print(f"{found.file}")
+    print("\n".join(render_case(found.case)))
+    return 0

@@ -1,0 +1,115 @@
+"""The cases a run sends: read from case files, then chosen by area and by -k."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import CaseFileError
+from .selection import Selector
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case as read from its file, with where it came from."""
+
+    area: str
+    file: str  # the case file's name, e.g. "context.json"
+    name: str
+    description: str
+    rules: tuple[str, ...]
+    steps: tuple[dict[str, Any], ...]
+    expect: tuple[str, ...]
+    data: dict[str, Any]  # the case object as written (limits, origin, …)
+
+
+@dataclass(frozen=True)
+class CaseFile:
+    path: Path
+    area: str
+    version: str
+    cases: tuple[Case, ...]
+
+
+def default_case_files(spec_dir: Path) -> list[Path]:
+    files = sorted((spec_dir / "conformance").glob("*.json"))
+    if not files:
+        raise CaseFileError(f"no case files in {spec_dir / 'conformance'}")
+    return files
+
+
+def load_case_file(path: Path) -> CaseFile:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CaseFileError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CaseFileError(f"{path}: not a JSON file: {error}") from None
+    problems: list[str] = []
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise CaseFileError(f'{path}: not a case file (an object with "area" and "cases")')
+    area = data.get("area")
+    if not isinstance(area, str):
+        problems.append('"area" must be a string')
+        area = ""
+    cases: list[Case] = []
+    for index, raw in enumerate(data["cases"]):
+        where = f"cases[{index}]"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        name = raw.get("name")
+        steps = raw.get("steps")
+        expect = raw.get("expect")
+        if not isinstance(name, str) or not name:
+            problems.append(f"{where}: no name")
+            continue
+        if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+            problems.append(f"{where} ({name}): steps must be an array of objects")
+            continue
+        if not isinstance(expect, list) or not all(isinstance(e, str) for e in expect):
+            problems.append(f"{where} ({name}): expect must be an array of strings")
+            continue
+        if len(expect) != len(steps):
+            problems.append(
+                f"{where} ({name}): {len(steps)} steps but {len(expect)} expected texts"
+            )
+            continue
+        rules = raw.get("rules", [])
+        cases.append(
+            Case(
+                area=area,
+                file=path.name,
+                name=name,
+                description=str(raw.get("description", "")),
+                rules=tuple(str(r) for r in rules) if isinstance(rules, list) else (),
+                steps=tuple(steps),
+                expect=tuple(expect),
+                data=raw,
+            )
+        )
+    if problems:
+        raise CaseFileError(f"{path}: " + "; ".join(problems))
+    return CaseFile(path, area, str(data.get("version", "")), tuple(cases))
+
+
+def load_cases(paths: Iterable[Path]) -> list[CaseFile]:
+    return [load_case_file(path) for path in paths]
+
+
+def select_cases(
+    files: Sequence[CaseFile], *, areas: Sequence[str] = (), selector: Selector | None = None
+) -> list[Case]:
+    """The cases of `files`, in file order, in the given areas and matching -k."""
+    chosen: list[Case] = []
+    for case_file in files:
+        for case in case_file.cases:
+            if areas and case.area not in areas:
+                continue
+            if selector is not None and not selector.matches([case.name, *case.rules]):
+                continue
+            chosen.append(case)
+    return chosen
