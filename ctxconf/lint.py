@@ -52,6 +52,11 @@ def _lookup(section: dict[str, Any], dotted: str) -> tuple[bool, Any]:
 def _same_value(quoted: str, value: Any) -> bool:
     """Whether the text in parentheses states `value`: 40,000 for 40000, a list by its items."""
     quoted = quoted.strip()
+    try:
+        if json.loads(quoted) == value:  # quoted as JSON: "…", […]
+            return True
+    except ValueError:
+        pass
     if isinstance(value, bool):
         return quoted == str(value).lower()
     if isinstance(value, int):
@@ -104,7 +109,7 @@ def check_examples(md_path: Path, md: str, texts: dict[str, str]) -> Iterator[Fi
     one_line = {name: t for name, t in texts.items() if "\n" not in t}
     brackets = [_template_regex(t) for name, t in one_line.items() if name.endswith("bracket")]
     sentences = [_template_regex(t) for name, t in one_line.items()
-                 if not name.endswith("bracket") and not t.startswith(("[", "(", "|", "#"))]
+                 if not name.endswith("bracket") and not t.startswith(("[", "|", "#", "{"))]
     bracket_line = re.compile(
         "(?:" + "|".join(brackets) + ")(?: (?:" + "|".join(sentences) + "))?"
     )
@@ -128,7 +133,7 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
     anchors: dict[str, tuple[Path, int]] = {}
     for md in sorted(spec.glob("*.md")):
         try:
-            rules = parse_rules(md)
+            rules = parse_rules(md.read_text(encoding="utf-8"), md)
         except SpecRulesError as error:
             for problem in error.problems:
                 yield Finding(str(md), problem.line, problem.message)

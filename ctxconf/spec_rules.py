@@ -66,7 +66,9 @@ def _scan(text: str, path: Path | None) -> tuple[dict[str, Rule], list[RuleProbl
         anchor, title, line = current
         if anchor in rules:
             first = rules[anchor].line
-            problems.append(RuleProblem(path, line, f"rule {anchor} already declared at line {first}"))
+            problems.append(
+                RuleProblem(path, line, f"rule {anchor} already declared at line {first}")
+            )
             return
         rules[anchor] = Rule(anchor, title, "\n".join(body).strip("\n"), line, path)
 
@@ -93,7 +95,9 @@ def _scan(text: str, path: Path | None) -> tuple[dict[str, Rule], list[RuleProbl
             current = (match.group("anchor"), match.group("title"), number)
         elif _RULE_LIKE.match(line):
             problems.append(
-                RuleProblem(path, number, f"heading is not of the form ### `anchor` Title: {line!r}")
+                RuleProblem(
+                    path, number, f"heading is not of the form ### `anchor` Title: {line!r}"
+                )
             )
     close()
     return rules, problems
@@ -128,7 +132,9 @@ def load_rules(spec_dir: Path, *, strict: bool = True) -> dict[str, Rule]:
                 earlier = rules[anchor]
                 problems.append(
                     RuleProblem(
-                        path, rule.line, f"rule {anchor} already declared in {earlier.path}:{earlier.line}"
+                        path,
+                        rule.line,
+                        f"rule {anchor} already declared in {earlier.path}:{earlier.line}",
                     )
                 )
             else:

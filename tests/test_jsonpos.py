@@ -14,7 +14,7 @@ from ctxconf.jsonpos import Position, pointer, positions
 # Keys chosen to need RFC 6901 escaping, JSON escaping, or both.
 TRICKY = (
     '{"a/b": [1, [2, "x\\\\\\"]"], {"~k": null, "~1": true}],\r\n'
-    ' "caf\\u00e9": "\U0001f600 \\ud83d\\ude00",\n'
+    ' "caf\\u00e9": "\U0001f600 \\ud83d\\ude00", "\U0001f600": 7,\n'
     '\t"é" :  -1.5e3, "": {"": []}, "[{": "}]", "q\\"uote": {"x": {}}}'
 )
 
@@ -37,6 +37,7 @@ def test_tricky_document_pointers_and_places() -> None:
         "/a~1b/2/~0k",
         "/a~1b/2/~01",
         "/café",
+        "/\U0001f600",
         "/é",
         "/",
         "//",
@@ -45,10 +46,12 @@ def test_tricky_document_pointers_and_places() -> None:
         '/q"uote/x',
     }
     assert str(found["/a~1b/1/1"]) == "1:17"
-    assert str(found["/a~1b/2/~01"]) == "1:43"
-    # The astral character before it counts as one column, as in json's own errors.
+    assert str(found["/a~1b/2/~01"]) == "1:47"
+    assert found["/a~1b/2/~01"].offset == TRICKY.index("true")
+    # An astral character counts as one column, as in json's own errors.
+    assert str(found["/\U0001f600"]) == "2:38"
     assert found["/é"] == Position(3, 9, TRICKY.index("-1.5e3"))
-    assert str(found["//"]) == "3:29"
+    assert str(found["//"]) == "3:26"
     assert TRICKY[found["/[{"].offset :].startswith('"}]"')
 
 

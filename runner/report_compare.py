@@ -1,0 +1,72 @@
+"""What changed between two runs, case by case (by area and name), from their results documents.
+
+A case is failing when its verdict fails a run (`FAILING`); a case in only one of the two runs is
+listed as added or removed, whatever its verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Case verdicts that make a run fail (the runner's exit code 1).
+FAILING = frozenset({"fail", "equivalent-diff", "error", "timeout", "crash", "unexpected-pass"})
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    area: str
+    name: str
+    before: str | None  # verdict in the earlier run; None when the case is new
+    after: str | None  # verdict in this run; None when the case is gone
+
+    @property
+    def key(self) -> str:
+        return f"{self.area}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    earlier: str  # what the earlier run is called on the page (its file name)
+    newly_failing: list[CaseChange]
+    newly_passing: list[CaseChange]
+    still_failing: list[CaseChange]
+    added: list[CaseChange]
+    removed: list[CaseChange]
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def _verdicts(doc: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for case in doc.get("cases") or []:
+        if isinstance(case, Mapping):
+            found.setdefault(
+                (_text(case.get("area")), _text(case.get("name"))), _text(case.get("verdict"))
+            )
+    return found
+
+
+def compare_results(
+    earlier: Mapping[str, Any], later: Mapping[str, Any], label: str = ""
+) -> Comparison:
+    """What changed from an earlier run to a later one, case by case (by area and name)."""
+    before, after = _verdicts(earlier), _verdicts(later)
+    newly_failing, newly_passing, still_failing, added, removed = [], [], [], [], []
+    for key, verdict in after.items():
+        change = CaseChange(key[0], key[1], before.get(key), verdict)
+        if key not in before:
+            added.append(change)
+        elif verdict in FAILING and before[key] in FAILING:
+            still_failing.append(change)
+        elif verdict in FAILING:
+            newly_failing.append(change)
+        elif before[key] in FAILING:
+            newly_passing.append(change)
+    for key, verdict in before.items():
+        if key not in after:
+            removed.append(CaseChange(key[0], key[1], verdict, None))
+    return Comparison(label, newly_failing, newly_passing, still_failing, added, removed)

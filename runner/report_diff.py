@@ -1,0 +1,174 @@
+"""Texts as escaped HTML with their whitespace visible, and expected beside actual as a diff.
+
+Every character of a text reaches the page through `markupsafe.escape`; spaces at the end of a
+line, tabs, carriage returns, other control characters, the end of each line and a missing final
+newline each become a small marked glyph. `diff_view` pairs the lines of two texts with difflib
+and marks changed lines and, within a changed line, the changed characters.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+# Beyond this many characters a changed line is marked whole: difflib's matcher is quadratic.
+_INTRALINE_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One line of one side of a diff (or of a shown text); `html` is already escaped."""
+
+    kind: str  # same | del | ins | filler | note
+    number: int | None
+    html: Markup
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    expected: Cell
+    actual: Cell
+
+
+@dataclass(frozen=True)
+class DiffView:
+    rows: list[DiffRow]
+    summary: str
+
+
+_NOEOL = ""  # token for the end of a last line that has no newline
+_SPECIAL = {
+    "\t": ("→", "tab", "tab"),
+    "\r": ("␍", "cr", "carriage return"),
+    "\u00a0": ("⍽", "ws", "no-break space"),
+    "\u200b": ("⸤", "ws", "zero-width space"),
+    "\ufeff": ("⸤", "ws", "byte order mark"),
+}
+
+
+def _char_html(char: str, trailing: bool) -> Markup:
+    if char == "\n":
+        return Markup('<span class="eol" title="end of line">↵</span>')
+    if char == _NOEOL:
+        return Markup('<span class="noeol" title="no newline at the end">no final newline</span>')
+    if char == " " and trailing:
+        return Markup('<span class="ws trail" title="space at end of line">·</span>')
+    if char in _SPECIAL:
+        glyph, cls, title = _SPECIAL[char]
+        extra = " trail" if trailing else ""
+        return Markup('<span class="{}{}" title="{}">{}</span>').format(cls, extra, title, glyph)
+    code = ord(char)
+    if code < 0x20 or code == 0x7F:
+        glyph = "␡" if code == 0x7F else chr(0x2400 + code)
+        return Markup('<span class="ws" title="control character U+{:04X}">{}</span>').format(
+            code, glyph
+        )
+    return escape(char)
+
+
+def _split_lines(text: str) -> list[list[str]]:
+    """Lines as token lists: each character, then "\\n" or the no-final-newline token."""
+    if text == "":
+        return []
+    parts = text.split("\n")
+    lines = [[*part, "\n"] for part in parts[:-1]]
+    if parts[-1]:
+        lines.append([*parts[-1], _NOEOL])
+    return lines
+
+
+def _line_html(tokens: Sequence[str], changed: Sequence[bool] | None = None) -> Markup:
+    body_end = len(tokens) - 1 if tokens and tokens[-1] in ("\n", _NOEOL) else len(tokens)
+    trail_from = body_end
+    while trail_from > 0 and tokens[trail_from - 1] in (" ", "\t"):
+        trail_from -= 1
+    pieces: list[str] = []
+    marking = False
+    for index, token in enumerate(tokens):
+        mark = bool(changed and changed[index])
+        if mark != marking:
+            pieces.append('<span class="chg">' if mark else "</span>")
+            marking = mark
+        pieces.append(_char_html(token, trailing=trail_from <= index < body_end))
+    if marking:
+        pieces.append("</span>")
+    return Markup("".join(pieces))
+
+
+def text_cells(text: str) -> list[Cell]:
+    """A text as numbered lines with its whitespace and line ends visible."""
+    lines = _split_lines(text)
+    if not lines:
+        return [Cell("note", None, Markup('<span class="empty">(empty text)</span>'))]
+    return [Cell("same", number, _line_html(tokens)) for number, tokens in enumerate(lines, 1)]
+
+
+def _intraline(a: list[str], b: list[str]) -> tuple[list[bool], list[bool]]:
+    if len(a) > _INTRALINE_LIMIT or len(b) > _INTRALINE_LIMIT:
+        return [True] * len(a), [True] * len(b)
+    marks_a, marks_b = [True] * len(a), [True] * len(b)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for block in matcher.get_matching_blocks():
+        marks_a[block.a : block.a + block.size] = [False] * block.size
+        marks_b[block.b : block.b + block.size] = [False] * block.size
+    return marks_a, marks_b
+
+
+_FILLER = Cell("filler", None, Markup(""))
+
+
+def diff_view(expected: str, actual: str | None) -> DiffView:
+    """Expected beside actual, line by line, with changed lines and characters marked."""
+    left = _split_lines(expected)
+    if actual is None:
+        rows = [DiffRow(Cell("del", n, _line_html(t)), _FILLER) for n, t in enumerate(left, 1)]
+        missing = Cell("note", None, Markup('<span class="empty">(nothing received)</span>'))
+        rows = rows or [
+            DiffRow(Cell("note", None, Markup('<span class="empty">(empty text)</span>')), missing)
+        ]
+        rows[0] = DiffRow(rows[0].expected, missing)
+        return DiffView(rows, "no output received for this step")
+    right = _split_lines(actual)
+    rows = []
+    differing = 0
+    matcher = difflib.SequenceMatcher(
+        None, ["".join(t) for t in left], ["".join(t) for t in right], autojunk=False
+    )
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "equal":
+            for offset in range(a1 - a0):
+                rows.append(
+                    DiffRow(
+                        Cell("same", a0 + offset + 1, _line_html(left[a0 + offset])),
+                        Cell("same", b0 + offset + 1, _line_html(right[b0 + offset])),
+                    )
+                )
+            continue
+        differing += max(a1 - a0, b1 - b0)
+        for offset in range(max(a1 - a0, b1 - b0)):
+            i, j = a0 + offset, b0 + offset
+            a = left[i] if i < a1 else None
+            b = right[j] if j < b1 else None
+            if a is not None and b is not None:
+                marks_a, marks_b = _intraline(a, b)
+                rows.append(
+                    DiffRow(
+                        Cell("del", i + 1, _line_html(a, marks_a)),
+                        Cell("ins", j + 1, _line_html(b, marks_b)),
+                    )
+                )
+            elif a is not None:
+                rows.append(DiffRow(Cell("del", i + 1, _line_html(a, [True] * len(a))), _FILLER))
+            elif b is not None:
+                rows.append(DiffRow(_FILLER, Cell("ins", j + 1, _line_html(b, [True] * len(b)))))
+    if not rows:
+        empty = Cell("note", None, Markup('<span class="empty">(empty text)</span>'))
+        rows.append(DiffRow(empty, empty))
+    if differing == 0:
+        summary = "identical texts"
+    else:
+        summary = f"{differing} line{'s' if differing != 1 else ''} differ"
+    return DiffView(rows, summary)

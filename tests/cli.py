@@ -1,0 +1,31 @@
+"""Running `ctxconf` as a user does: a subprocess, its exit code and output kept for the message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+def ctxconf(*args: str | Path, cwd: Path | None = None, expect: int | None = 0,
+            timeout: float = 120) -> Done:
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxconf", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, timeout=timeout,
+    )
+    result = Done(done.returncode, done.stdout, done.stderr)
+    if expect is not None:
+        assert done.returncode == expect, str(result)
+    assert "Traceback" not in done.stderr, str(result)
+    return result
