@@ -7,14 +7,15 @@ view into one self-contained page (inline CSS and JS, nothing fetched). Texts an
 `markupsafe.escape` where `report_diff` builds the marked-up lines.
 
 `render_report` is what `ctxconf report` calls: load, compare with an earlier run
-(`report_compare`), render, write atomically. Errors: `ResultsFileError` (code ``results-file``)
-for a results file that cannot be read, is not valid, or was cut short.
+(`report_compare`), render, write atomically. A results file that cannot be read, is not valid,
+or was cut short raises the runner's `ResultsFileError` (code ``results-file``) naming the file.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -542,10 +543,10 @@ def write_html(
 
 def load_results_document(path: Path) -> dict[str, Any]:
     """Read and check a results file; raises `ResultsFileError` naming the file and the reason."""
-    try:
-        from ctxconf.runner import results as results_module
-    except ImportError:
-        results_module = None  # type: ignore[assignment]
+    try:  # the runner's loader validates against the schema; use it as soon as it exists
+        results_module = importlib.import_module("ctxconf.runner.results")
+    except ModuleNotFoundError:
+        results_module = None
     loader = getattr(results_module, "load_results", None)
     try:
         if loader is not None:

@@ -112,7 +112,9 @@ json_values = st.recursive(
 
 
 @given(value=json_values, indent=st.sampled_from([None, 0, 2, "\t"]), ascii=st.booleans())
-def test_every_pointer_points_at_its_value(value: Any, indent: int | str | None, ascii: bool) -> None:
+def test_every_pointer_points_at_its_value(
+    value: Any, indent: int | str | None, ascii: bool
+) -> None:
     text = json.dumps(value, indent=indent, ensure_ascii=ascii)
     found = positions(text)
     expected = walk(value)
