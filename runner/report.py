@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib
 import json
 import os
 import re
@@ -31,10 +30,10 @@ from markupsafe import Markup
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.spec_rules import Rule, load_rules
 
-from .errors import ResultsFileError
 from .report_compare import FAILING, CaseChange, Comparison, compare_results
 from .report_diff import Cell, DiffView, diff_view, text_cells
 from .report_markdown import markdown_html
+from .results import load_results
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -542,34 +541,8 @@ def write_html(
 
 
 def load_results_document(path: Path) -> dict[str, Any]:
-    """Read and check a results file; raises `ResultsFileError` naming the file and the reason."""
-    try:  # the runner's loader validates against the schema; use it as soon as it exists
-        results_module = importlib.import_module("ctxconf.runner.results")
-    except ModuleNotFoundError:
-        results_module = None
-    loader = getattr(results_module, "load_results", None)
-    try:
-        if loader is not None:
-            return results_document(loader(path))
-        return _load_minimal(path)
-    except ResultsFileError as error:
-        if str(path) in error.message:
-            raise
-        raise ResultsFileError(f"{path}: {error.message}", hint=error.hint) from error
-    except OSError as error:
-        raise ResultsFileError(f"{path}: cannot read it ({error.strerror or error})") from error
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ResultsFileError(f"{path}: not a JSON results file ({error})") from error
-
-
-def _load_minimal(path: Path) -> dict[str, Any]:
-    # Fallback until runner/results.py provides load_results; remove it then.
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(doc, dict) or "footer" not in doc:
-        raise ResultsFileError(
-            f"{path}: no footer: the run was cut short, or it is no results file"
-        )
-    return doc
+    """Read a results file, validated by the runner's loader (`ResultsFileError` names the file)."""
+    return results_document(load_results(path))
 
 
 @dataclass(frozen=True)

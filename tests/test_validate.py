@@ -266,7 +266,7 @@ def test_every_broken_file_is_reported_in_one_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     names = [Path(f"{which.name}.json") for which in BROKEN]
-    for which, name in zip(BROKEN, names):
+    for which, name in zip(BROKEN, names, strict=True):
         data = copy.deepcopy(CASES)
         which.change(data)
         write_json(tmp_path / name, data)
@@ -400,3 +400,10 @@ def test_unusable_input_is_raised_by_the_library(tmp_path: Path) -> None:
     assert raised.value.hint
     with pytest.raises(UnusableInput):
         validate_spec(tmp_path)
+
+
+def test_a_file_that_is_not_utf8_is_refused_at_the_bad_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{\n  "area": "caf\xe9"}\n')
+    (problem,) = validate_files([path])
+    assert (problem.code, problem.line, problem.column) == ("encoding", 2, 15)

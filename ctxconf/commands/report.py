@@ -15,7 +15,9 @@ from ctxconf.runner.report import format_comparison, render_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", type=Path, metavar="RESULTS.json", help="a `ctxconf run` results file")
+    parser.add_argument(
+        "results", type=Path, metavar="RESULTS.json", help="a `ctxconf run` results file"
+    )
     parser.add_argument(
         "--html", type=Path, metavar="OUT", help="where to write the page (default: RESULTS.html)"
     )
@@ -32,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = render_report(args.results, args.html, args.compare)
     except ResultsFileError as error:
         print(f"ctxconf report: {error.describe()}", file=sys.stderr)
+        return 2
+    except OSError as error:  # the page could not be written
+        print(f"ctxconf report: cannot write the report: {error}", file=sys.stderr)
         return 2
     if outcome.comparison is not None:
         print(format_comparison(outcome.comparison))

@@ -1,0 +1,326 @@
+"""A run's results: dataclasses, and the results file (format 1) they are written to and read from.
+
+The file has a header (what ran against what), the cases in order, and a footer (totals and the
+exit code). It is written as the run goes, one case to a line, and the footer comes last: a run
+cut short leaves a file without its footer, which `load` rejects. `schemas/results.schema.json`
+describes the file; `load` validates against it. The HTML report is rendered from this file only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from .errors import ResultsFileError
+
+FORMAT = "ctxconf-results"
+FORMAT_VERSION = 1
+
+CaseVerdict = Literal[
+    "pass", "fail", "equivalent-diff", "error", "timeout", "crash", "skipped",
+    "expected-failure", "unexpected-pass",
+]  # fmt: skip
+StepVerdict = Literal["pass", "fail", "equivalent-diff", "not-run"]
+
+CASE_VERDICTS: tuple[CaseVerdict, ...] = (
+    "pass", "fail", "equivalent-diff", "error", "timeout", "crash", "skipped",
+    "expected-failure", "unexpected-pass",
+)  # fmt: skip
+# The verdicts that leave a run successful (exit code 0).
+OK_VERDICTS: frozenset[CaseVerdict] = frozenset({"pass", "skipped", "expected-failure"})
+# The verdicts of an implementation that misbehaved rather than answered wrongly.
+TROUBLE_VERDICTS: frozenset[CaseVerdict] = frozenset({"error", "timeout", "crash"})
+
+
+@dataclass(frozen=True)
+class ImplementationInfo:
+    name: str
+    version: str
+    language: str
+
+
+@dataclass(frozen=True)
+class Options:
+    jobs: int
+    timeout: float
+    k: str | None
+    accept_equivalent_diffs: bool
+    expected_failures: str | None
+
+
+@dataclass(frozen=True)
+class Header:
+    ctxconf_version: str
+    spec_version: str
+    spec_dir: str
+    impl: str
+    implementation: ImplementationInfo
+    areas: tuple[str, ...]
+    started: str
+    options: Options
+
+
+@dataclass(frozen=True)
+class StepResult:
+    index: int
+    step: Mapping[str, Any]
+    expected: str
+    actual: str | None
+    verdict: StepVerdict
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    area: str
+    file: str
+    name: str
+    description: str
+    rules: tuple[str, ...]
+    verdict: CaseVerdict
+    message: str
+    duration: float
+    stderr: str
+    steps: tuple[StepResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict in OK_VERDICTS
+
+
+@dataclass(frozen=True)
+class Footer:
+    finished: str
+    duration: float
+    totals: Mapping[str, int]
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class Results:
+    header: Header
+    cases: tuple[CaseResult, ...]
+    footer: Footer
+
+    def to_json(self) -> dict[str, Any]:
+        """The results file's document, as `load` reads it back."""
+        return results_to_json(self)
+
+
+def totals(cases: Iterable[CaseResult]) -> dict[str, int]:
+    counts = dict.fromkeys(CASE_VERDICTS, 0)
+    for case in cases:
+        counts[case.verdict] += 1
+    return counts
+
+
+def exit_code(cases: Iterable[CaseResult]) -> int:
+    return 0 if all(case.ok for case in cases) else 1
+
+
+# -- to and from JSON ----------------------------------------------------------------------
+
+
+def header_to_json(header: Header) -> dict[str, Any]:
+    return {
+        "ctxconf_version": header.ctxconf_version,
+        "spec_version": header.spec_version,
+        "spec_dir": header.spec_dir,
+        "impl": header.impl,
+        "implementation": {
+            "name": header.implementation.name,
+            "version": header.implementation.version,
+            "language": header.implementation.language,
+        },
+        "areas": list(header.areas),
+        "started": header.started,
+        "options": {
+            "jobs": header.options.jobs,
+            "timeout": header.options.timeout,
+            "k": header.options.k,
+            "accept_equivalent_diffs": header.options.accept_equivalent_diffs,
+            "expected_failures": header.options.expected_failures,
+        },
+    }
+
+
+def case_to_json(case: CaseResult) -> dict[str, Any]:
+    return {
+        "area": case.area,
+        "file": case.file,
+        "name": case.name,
+        "description": case.description,
+        "rules": list(case.rules),
+        "verdict": case.verdict,
+        "message": case.message,
+        "duration": round(case.duration, 6),
+        "stderr": case.stderr,
+        "steps": [
+            {
+                "index": step.index,
+                "step": dict(step.step),
+                "expected": step.expected,
+                "actual": step.actual,
+                "verdict": step.verdict,
+            }
+            for step in case.steps
+        ],
+    }
+
+
+def footer_to_json(footer: Footer) -> dict[str, Any]:
+    return {
+        "finished": footer.finished,
+        "duration": round(footer.duration, 6),
+        "totals": dict(footer.totals),
+        "exit_code": footer.exit_code,
+    }
+
+
+def results_to_json(results: Results) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "header": header_to_json(results.header),
+        "cases": [case_to_json(case) for case in results.cases],
+        "footer": footer_to_json(results.footer),
+    }
+
+
+def results_from_json(data: Mapping[str, Any]) -> Results:
+    """Results from a parsed file that already passed the schema."""
+    h = data["header"]
+    header = Header(
+        ctxconf_version=h["ctxconf_version"],
+        spec_version=h["spec_version"],
+        spec_dir=h["spec_dir"],
+        impl=h["impl"],
+        implementation=ImplementationInfo(**h["implementation"]),
+        areas=tuple(h["areas"]),
+        started=h["started"],
+        options=Options(**h["options"]),
+    )
+    cases = tuple(
+        CaseResult(
+            area=c["area"],
+            file=c["file"],
+            name=c["name"],
+            description=c["description"],
+            rules=tuple(c["rules"]),
+            verdict=c["verdict"],
+            message=c["message"],
+            duration=c["duration"],
+            stderr=c["stderr"],
+            steps=tuple(
+                StepResult(s["index"], s["step"], s["expected"], s["actual"], s["verdict"])
+                for s in c["steps"]
+            ),
+        )
+        for c in data["cases"]
+    )
+    f = data["footer"]
+    footer = Footer(f["finished"], f["duration"], dict(f["totals"]), f["exit_code"])
+    return Results(header, cases, footer)
+
+
+# -- the file ------------------------------------------------------------------------------
+
+
+def _line(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+class ResultsWriter:
+    """Writes a results file as the run goes: header first, each case as it is known, footer last."""
+
+    def __init__(self, path: Path, header: Header) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] = open(path, "w", encoding="utf-8")
+        self._count = 0
+        self._file.write(
+            f'{{"format": "{FORMAT}", "format_version": {FORMAT_VERSION},\n'
+            f'"header": {_line(header_to_json(header))},\n"cases": ['
+        )
+        self._file.flush()
+
+    def add(self, case: CaseResult) -> None:
+        self._file.write(("\n" if self._count == 0 else ",\n") + _line(case_to_json(case)))
+        self._file.flush()
+        self._count += 1
+
+    def finish(self, footer: Footer) -> None:
+        self._file.write(f'\n],\n"footer": {_line(footer_to_json(footer))}}}\n')
+        self._file.close()
+
+    def abandon(self) -> None:
+        """Close a file whose run stopped early, leaving it without its footer."""
+        if not self._file.closed:
+            self._file.close()
+
+
+def dump(results: Results, path: Path) -> None:
+    writer = ResultsWriter(path, results.header)
+    for case in results.cases:
+        writer.add(case)
+    writer.finish(results.footer)
+
+
+@cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    from ctxconf.paths import schemas_dir
+
+    schema = json.loads((schemas_dir() / "results.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def schema_problems(data: object) -> list[str]:
+    """Every way `data` breaks the results schema, each with its place ("" when none)."""
+    problems = []
+    for error in sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(part) for part in error.absolute_path) or "(top)"
+        problems.append(f"{where}: {error.message}")
+    return problems
+
+
+def load(path: Path) -> Results:
+    """Read a results file back, validating it; ResultsFileError on any problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ResultsFileError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ResultsFileError(f"{path}: not UTF-8: {error}") from None
+    cut_short = ResultsFileError(
+        f"{path}: the file has no footer: the run that wrote it was cut short",
+        hint="run `ctxconf run` again and let it finish",
+    )
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        if text.startswith(f'{{"format": "{FORMAT}"') and '\n"footer": ' not in text:
+            raise cut_short from None
+        raise ResultsFileError(f"{path}: not JSON: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ResultsFileError(f'{path}: not a ctxconf results file (no "format": "{FORMAT}")')
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ResultsFileError(
+            f"{path}: results format version {data.get('format_version')!r}; "
+            f"this ctxconf reads version {FORMAT_VERSION}"
+        )
+    if "footer" not in data:
+        raise cut_short
+    problems = schema_problems(data)
+    if problems:
+        shown = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise ResultsFileError(f"{path}: not a valid results file:\n{shown}{more}")
+    return results_from_json(data)
+
+
+load_results = load  # the name the report module looks for
