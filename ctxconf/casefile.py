@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxconf.jsonspan import value_spans
+from ctxconf.jsonpos import value_spans
 
 
 @dataclass(frozen=True)

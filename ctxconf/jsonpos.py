@@ -52,6 +52,7 @@ class _Scanner:
         self.decoder = json.JSONDecoder(parse_constant=_Constant)
         self.line_starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
         self.found: dict[str, Position] = {}
+        self.ends: dict[str, int] = {}
 
     def position(self, offset: int) -> Position:
         index = bisect.bisect_right(self.line_starts, offset) - 1
@@ -87,10 +88,13 @@ class _Scanner:
         self.found[at] = self.position(offset)
         char = self.text[offset : offset + 1]
         if char == "{":
-            return self.members(offset + 1, at)
-        if char == "[":
-            return self.items(offset + 1, at)
-        return self.scalar(offset)[1]
+            end = self.members(offset + 1, at)
+        elif char == "[":
+            end = self.items(offset + 1, at)
+        else:
+            end = self.scalar(offset)[1]
+        self.ends[at] = end
+        return end
 
     def forget(self, at: str) -> None:
         """Drop a value given before under the same key: the last one counts, as in json.loads."""
@@ -128,6 +132,21 @@ class _Scanner:
             offset, index = offset + 1, index + 1
 
 
+def _scan(text: str) -> _Scanner:
+    scanner = _Scanner(text)
+    end = scanner.skip(scanner.value(0, ""))
+    if end != len(text):
+        raise scanner.fail("Extra data", end)
+    return scanner
+
+
+def value_spans(text: str) -> dict[str, tuple[int, int]]:
+    """Every JSON pointer of the document in `text` -> the [start, end) offsets of its value,
+    so that one value can be replaced and every other byte of the text kept."""
+    scanner = _scan(text)
+    return {at: (where.offset, scanner.ends[at]) for at, where in scanner.found.items()}
+
+
 def positions(text: str) -> dict[str, Position]:
     """Every JSON pointer of the document in `text` -> where its value starts.
 
@@ -135,8 +154,4 @@ def positions(text: str) -> dict[str, Position]:
     including the NaN and Infinity that `json.loads` lets through. Of a key given twice in one
     object, the last counts, as in `json.loads`.
     """
-    scanner = _Scanner(text)
-    end = scanner.skip(scanner.value(0, ""))
-    if end != len(text):
-        raise scanner.fail("Extra data", end)
-    return scanner.found
+    return _scan(text).found

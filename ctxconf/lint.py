@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import reference
-from ctxconf.jsonspan import value_spans
+from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
 from ctxconf.spec_rules import SpecRulesError, parse_rules
 
@@ -23,6 +23,7 @@ ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
 _QUOTE = re.compile(r"`([a-z_]+(?:\.[a-z_]+)*)` \(([^()]*)\)")
 _VERSION_LINE = re.compile(r"^Spec version: (\S+)\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\\\{([a-z_]+)\\\}")
+_INLINE_RESULT = re.compile(r"`(\[#[^`]*)`")
 _RENDER = re.compile(r"""render\(\s*["']([a-z_]+)["']""")
 
 
@@ -90,17 +91,44 @@ def _template_regex(template: str) -> str:
     return _PLACEHOLDER.sub(r".+?", re.escape(template))
 
 
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, list):
+        for item in node:
+            yield from _strings(item)
+    elif isinstance(node, dict):
+        for item in node.values():
+            yield from _strings(item)
+
+
 def _example_lines(md: str) -> Iterator[tuple[int, str]]:
-    """Lines inside fenced code blocks, with their line numbers."""
-    fence: str | None = None
+    """Lines of the examples in fenced code blocks, with their line numbers. A `json` block is
+    read as JSON and the lines of its strings are the examples (a list of inserted texts)."""
+    block: list[str] = []
+    info: str | None = None
+    start = 0
     for number, line in enumerate(md.split("\n"), start=1):
         stripped = line.strip()
-        if fence is None and stripped.startswith("```"):
-            fence = "```"
-        elif fence is not None and stripped.startswith(fence):
-            fence = None
-        elif fence is not None:
-            yield number, line
+        if info is None and stripped.startswith("```"):
+            info, start, block = stripped[3:].strip(), number, []
+        elif info is not None and stripped.startswith("```"):
+            if info == "json":
+                try:
+                    data = json.loads("\n".join(block))
+                except ValueError:
+                    data = None
+                for text in _strings(data):
+                    for part in text.split("\n"):
+                        yield start + 1, part
+            else:
+                yield from ((start + 1 + i, part) for i, part in enumerate(block))
+            info = None
+        elif info is not None:
+            block.append(line)
+        else:
+            for span in _INLINE_RESULT.findall(line):
+                yield number, span
 
 
 def check_examples(md_path: Path, md: str, texts: dict[str, str]) -> Iterator[Finding]:

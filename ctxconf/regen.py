@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
-from ctxconf.jsonspan import value_spans
+from ctxconf.jsonpos import value_spans
 from ctxconf.reference import ContextConfig, run_case
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 ANCHOR_PATTERN = r"[a-z]+(?:\.[a-z0-9-]+)+"
 _RULE_HEADING = re.compile(rf"^### `(?P<anchor>{ANCHOR_PATTERN})` (?P<title>\S.*?)\s*$")
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
-# A heading that looks like it meant to declare a rule but does not match the exact form.
-_RULE_LIKE = re.compile(r"^ {0,3}#{1,6}\s+`")
+# A heading that opens with dotted code, as if it meant to declare a rule, but misses the form.
+_RULE_LIKE = re.compile(r"^ {0,3}#{1,6}\s+`[^`\s]*\.[^`\s]*`")
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 
 

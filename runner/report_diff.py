@@ -83,7 +83,7 @@ def _split_lines(text: str) -> list[list[str]]:
 def _line_html(tokens: Sequence[str], changed: Sequence[bool] | None = None) -> Markup:
     body_end = len(tokens) - 1 if tokens and tokens[-1] in ("\n", _NOEOL) else len(tokens)
     trail_from = body_end
-    while trail_from > 0 and tokens[trail_from - 1] in (" ", "\t"):
+    while trail_from > 0 and tokens[trail_from - 1] in (" ", "\t", "\r"):
         trail_from -= 1
     pieces: list[str] = []
     marking = False
@@ -120,53 +120,56 @@ def _intraline(a: list[str], b: list[str]) -> tuple[list[bool], list[bool]]:
 _FILLER = Cell("filler", None, Markup(""))
 
 
+def _line_key(tokens: list[str]) -> str:
+    # Lines are aligned on their text without trailing blanks and line ends, so that a text that
+    # differs only there (CRLF, spaces at the end) pairs each line with its counterpart.
+    return "".join(tokens).rstrip(" \t\r\n")
+
+
+def _pair(a: list[str], b: list[str], i: int, j: int) -> DiffRow:
+    if a == b:
+        return DiffRow(Cell("same", i + 1, _line_html(a)), Cell("same", j + 1, _line_html(b)))
+    marks_a, marks_b = _intraline(a, b)
+    return DiffRow(
+        Cell("del", i + 1, _line_html(a, marks_a)), Cell("ins", j + 1, _line_html(b, marks_b))
+    )
+
+
+def _empty_note(text: str) -> Cell:
+    return Cell("note", None, Markup('<span class="empty">{}</span>').format(text))
+
+
 def diff_view(expected: str, actual: str | None) -> DiffView:
     """Expected beside actual, line by line, with changed lines and characters marked."""
     left = _split_lines(expected)
     if actual is None:
         rows = [DiffRow(Cell("del", n, _line_html(t)), _FILLER) for n, t in enumerate(left, 1)]
-        missing = Cell("note", None, Markup('<span class="empty">(nothing received)</span>'))
-        rows = rows or [
-            DiffRow(Cell("note", None, Markup('<span class="empty">(empty text)</span>')), missing)
-        ]
-        rows[0] = DiffRow(rows[0].expected, missing)
+        rows = rows or [DiffRow(_empty_note("(empty text)"), _FILLER)]
+        rows[0] = DiffRow(rows[0].expected, _empty_note("(nothing received)"))
         return DiffView(rows, "no output received for this step")
     right = _split_lines(actual)
-    rows = []
-    differing = 0
+    rows: list[DiffRow] = []
     matcher = difflib.SequenceMatcher(
-        None, ["".join(t) for t in left], ["".join(t) for t in right], autojunk=False
+        None, [_line_key(t) for t in left], [_line_key(t) for t in right], autojunk=False
     )
-    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
-        if tag == "equal":
-            for offset in range(a1 - a0):
-                rows.append(
-                    DiffRow(
-                        Cell("same", a0 + offset + 1, _line_html(left[a0 + offset])),
-                        Cell("same", b0 + offset + 1, _line_html(right[b0 + offset])),
-                    )
-                )
-            continue
-        differing += max(a1 - a0, b1 - b0)
+    for _tag, a0, a1, b0, b1 in matcher.get_opcodes():
         for offset in range(max(a1 - a0, b1 - b0)):
             i, j = a0 + offset, b0 + offset
-            a = left[i] if i < a1 else None
-            b = right[j] if j < b1 else None
-            if a is not None and b is not None:
-                marks_a, marks_b = _intraline(a, b)
+            if i < a1 and j < b1:
+                rows.append(_pair(left[i], right[j], i, j))
+            elif i < a1:
+                rows.append(
+                    DiffRow(Cell("del", i + 1, _line_html(left[i], [True] * len(left[i]))), _FILLER)
+                )
+            else:
                 rows.append(
                     DiffRow(
-                        Cell("del", i + 1, _line_html(a, marks_a)),
-                        Cell("ins", j + 1, _line_html(b, marks_b)),
+                        _FILLER, Cell("ins", j + 1, _line_html(right[j], [True] * len(right[j])))
                     )
                 )
-            elif a is not None:
-                rows.append(DiffRow(Cell("del", i + 1, _line_html(a, [True] * len(a))), _FILLER))
-            elif b is not None:
-                rows.append(DiffRow(_FILLER, Cell("ins", j + 1, _line_html(b, [True] * len(b)))))
     if not rows:
-        empty = Cell("note", None, Markup('<span class="empty">(empty text)</span>'))
-        rows.append(DiffRow(empty, empty))
+        rows.append(DiffRow(_empty_note("(empty text)"), _empty_note("(empty text)")))
+    differing = sum(1 for row in rows if row.expected.kind != "same")
     if differing == 0:
         summary = "identical texts"
     else:

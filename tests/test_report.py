@@ -77,6 +77,7 @@ def _broken(text: str) -> str:
     """An expected text as a careless implementation sends it: CRLF, trailing spaces, markup."""
     lines = text.split("\n")
     lines[0] += "  "
+    del lines[3]
     return "\r\n".join(lines) + f"\n{SCRIPT} & {IMG}"
 
 
@@ -86,33 +87,49 @@ def build_results(spec_dir: Path = SPEC) -> dict[str, Any]:
     cap = run_case(CASES["cap-keeps-head-and-tail"])
     listing = run_case(CASES["same-listing-is-stub"])
     edit_lines = edit[1].split("\n")
-    equivalent = "\n".join(edit_lines[:-2] + [edit_lines[-1], edit_lines[-2]])
+    equivalent = "\n".join([*edit_lines[:-2], edit_lines[-1], edit_lines[-2]])
     cases = [
         _case("reread-unchanged-is-stub", "pass", _same("reread-unchanged-is-stub")),
         _case(
-            "stub-only-inside-an-earlier-read", "fail",
-            [(stub[0], "pass"), (_broken(stub[1]), "fail"), (stub[2], "pass"),
-             (stub[3] + "\n", "fail")],
+            "stub-only-inside-an-earlier-read",
+            "fail",
+            [
+                (stub[0], "pass"),
+                (stub[1], "pass"),
+                (_broken(stub[2]), "fail"),
+                (stub[3] + "\n", "fail"),
+            ],
             duration=0.25,
-        ),  # fmt: skip
+        ),
         _case(
-            "read-after-own-edit-is-full", "equivalent-diff",
-            [(edit[0], "pass"), (equivalent, "equivalent-diff"), (edit[2], "pass"),
-             (edit[3], "pass")],
-        ),  # fmt: skip
+            "read-after-own-edit-is-full",
+            "equivalent-diff",
+            [
+                (edit[0], "pass"),
+                (equivalent, "equivalent-diff"),
+                (edit[2], "pass"),
+                (edit[3], "pass"),
+            ],
+        ),
         _case(
-            "cap-keeps-head-and-tail", "error", [(cap[0], "pass")],
+            "cap-keeps-head-and-tail",
+            "error",
+            [(cap[0], "pass")],
             message="the answer to step 1 is not JSON: <oops> & more",
             stderr=f"Traceback (most recent call last):\n  boom {SCRIPT}\nValueError: <bad> & co\n",
-        ),  # fmt: skip
+        ),
         _case(
-            "same-listing-is-stub", "timeout", [(listing[0], "pass")],
+            "same-listing-is-stub",
+            "timeout",
+            [(listing[0], "pass")],
             message="no answer within 10.0 s",
-        ),  # fmt: skip
+        ),
         _case(
-            "created-file-and-empty-file", "skipped", [],
+            "created-file-and-empty-file",
+            "skipped",
+            [],
             message="the implementation does not offer the op write",
-        ),  # fmt: skip
+        ),
         _case("only-listings-are-deduplicated", "pass", _same("only-listings-are-deduplicated")),
     ]
     cases[0]["rules"].append(UNDECLARED)
@@ -127,13 +144,21 @@ def build_results(spec_dir: Path = SPEC) -> dict[str, Any]:
             "spec_version": "3.1.0",
             "spec_dir": str(spec_dir),
             "impl": "cmd:./impl --stdio <&>",
-            "implementation": {"name": 'fake <impl> & "co"', "version": "0.0.1",
-                               "language": "python"},
+            "implementation": {
+                "name": 'fake <impl> & "co"',
+                "version": "0.0.1",
+                "language": "python",
+            },
             "areas": ["context"],
             "started": "2026-11-30T06:00:00+00:00",
-            "options": {"jobs": 1, "timeout": 10.0, "k": None,
-                        "accept_equivalent_diffs": False, "expected_failures": None},
-        },  # fmt: skip
+            "options": {
+                "jobs": 1,
+                "timeout": 10.0,
+                "k": None,
+                "accept_equivalent_diffs": False,
+                "expected_failures": None,
+            },
+        },
         "cases": cases,
         "footer": {
             "finished": "2026-11-30T06:00:02+00:00",
@@ -230,11 +255,17 @@ def test_csp_admits_only_the_inline_style_and_script(report: str) -> None:
 def test_failing_cases_come_first_and_equivalent_diffs_apart(report: str) -> None:
     ids = [i for i in parse(report).ids if i.startswith("case-")]
     order = [i.removeprefix("case-context-") for i in ids]
-    failing = ["stub-only-inside-an-earlier-read", "cap-keeps-head-and-tail", "same-listing-is-stub"]
+    failing = [
+        "stub-only-inside-an-earlier-read",
+        "cap-keeps-head-and-tail",
+        "same-listing-is-stub",
+    ]
     assert order[:3] == failing
     assert order[3] == "read-after-own-edit-is-full"
     assert order.index("reread-unchanged-is-stub") > order.index("created-file-and-empty-file")
-    sections = [i for i in parse(report).ids if i in ("failures", "equivalent", "skipped", "passed")]
+    sections = [
+        i for i in parse(report).ids if i in ("failures", "equivalent", "skipped", "passed")
+    ]
     assert sections == ["failures", "equivalent", "skipped", "passed"]
     failures = report[report.index('id="failures"') : report.index('id="equivalent"')]
     assert "read-after-own-edit-is-full" not in failures
@@ -263,7 +294,7 @@ def test_every_spec_rule_is_embedded(report: str) -> None:
 @pytest.mark.parametrize(
     "marker",
     [
-        'class="cr"',  # a carriage return
+        'class="cr trail"',  # a carriage return (at the end of a line)
         'class="ws trail"',  # a space at the end of a line
         'class="eol"',  # the end of a line
         'class="noeol"',  # a missing final newline
@@ -278,7 +309,7 @@ def test_differences_and_whitespace_are_marked(report: str, marker: str) -> None
 
 
 def test_earlier_steps_stderr_and_timings_are_shown(report: str) -> None:
-    assert '<details class="earlier"><summary>Earlier steps (1, passed)</summary>' in report
+    assert '<details class="earlier"><summary>Earlier steps (2, passed)</summary>' in report
     assert '<details class="stderr"><summary>stderr (3 lines)</summary>' in report
     assert "250 ms" in report and "took 1.50 s" in report
     assert "no answer within 10.0 s" in report
@@ -373,7 +404,8 @@ class TextCase:
 TEXT_CASES = [
     TextCase("trailing-space", "a\nb", "a \nb", ('class="ws trail"',)),
     TextCase("tab", "a\tb", "a b", ('class="tab"',)),
-    TextCase("crlf", "a\nb", "a\r\nb", ('class="cr"', 'class="chg"')),
+    TextCase("crlf", "a\nb", "a\r\nb", ('class="cr trail"', 'class="chg"')),
+    TextCase("inner-cr", "ab", "a\rb", ('class="cr"',)),
     TextCase("final-newline", "a", "a\n", ('class="noeol"', 'class="eol"')),
     TextCase("control", "a", "a\x1b", ("␛",)),
     TextCase("extra-line", "a", "a\nb", ('<span class="chg">b',)),
@@ -488,10 +520,13 @@ def test_report_command_compare_exits_1_on_newly_failing(tmp_path: Path) -> None
 
 
 def test_report_command_compare_exits_0_without_newly_failing(tmp_path: Path) -> None:
-    earlier = _write(tmp_path / "earlier.json", _with_verdicts(LATER))
-    later = _write(tmp_path / "later.json", _with_verdicts(EARLIER))
+    fixed = {**EARLIER, "stub-only-inside-an-earlier-read": "pass", "same-listing-is-stub": "fail"}
+    earlier = _write(tmp_path / "earlier.json", _with_verdicts(EARLIER))
+    later = _write(tmp_path / "later.json", _with_verdicts(fixed))
     done = ctxconf("report", later, "--compare", earlier)
     assert "newly failing: 0" in done.stdout
+    assert "newly passing: 1" in done.stdout
+    assert "added: 1\n    context/same-listing-is-stub  (- -> fail)" in done.stdout
 
 
 def _truncated(path: Path) -> Path:

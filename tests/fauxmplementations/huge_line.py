@@ -1,0 +1,16 @@
+"""Answers the broken case with a line longer than the runner reads (64 MiB)."""
+
+import sys
+
+from _faux import serve
+
+
+def huge(message: dict) -> None:
+    block = b"x" * (1 << 20)
+    for _ in range(65):
+        sys.stdout.buffer.write(block)
+    sys.stdout.buffer.write(b"\n")
+    sys.stdout.buffer.flush()
+
+
+serve(huge)

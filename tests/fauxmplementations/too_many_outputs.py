@@ -1,0 +1,11 @@
+"""Answers the broken case with one output more than it has steps."""
+
+from _faux import reference_run, send, serve
+
+
+def many(message: dict) -> None:
+    answer = reference_run(message)
+    send({**answer, "outputs": [*answer["outputs"], "one more"]})
+
+
+serve(many)
