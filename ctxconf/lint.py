@@ -20,7 +20,8 @@ from ctxconf.paths import schemas_dir
 from ctxconf.spec_rules import SpecRulesError, parse_rules
 
 ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
-_QUOTE = re.compile(r"`([a-z_]+(?:\.[a-z_]+)*)` \(([^()]*)\)")
+# `name` (value): the value plain, or a JSON string that may hold parentheses of its own.
+_QUOTE = re.compile(r'`([a-z_]+(?:\.[a-z_]+)*)` \(("(?:[^"\\]|\\.)*"|[^()]*)\)')
 _VERSION_LINE = re.compile(r"^Spec version: (\S+)\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\\\{([a-z_]+)\\\}")
 _INLINE_RESULT = re.compile(r"`(\[#[^`]*)`")

@@ -178,7 +178,8 @@ class Session:
             bracket, sentence, block = self._describe_change(file, rid, in_patch=True)
             sections.append(_join(bracket, sentence, block))
         body = "\n".join(sections)
-        return self._insert(rid, self._texts.render("bracket", id=rid), block=body, note=note)
+        bracket = self._texts.render("bracket", id=rid)
+        return self._insert(rid, bracket, block=body, capped=True, note=note)
 
     def output(self, tool: str, args: Mapping[str, Any], text: str, *, id: str | None = None) -> str:
         """Any other tool's result; a repeated listing or search with the same result is a stub."""
@@ -186,7 +187,9 @@ class Session:
         bracket = self._texts.render("bracket", id=rid)
         if tool not in self.config.dedupe_by_result:
             return self._output(rid, bracket, text)
-        key = json.dumps([tool, args], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        key = json.dumps(
+            [tool, _canonical(args)], sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
         earlier = self._listings.get(key)
         if earlier is not None and earlier.text == text:
             sentence = self._texts.render("same_result", target=earlier.full_id)
@@ -263,8 +266,10 @@ class Session:
         return self._stored.get(result_id)
 
     def identity(self, path: str) -> str:
-        """What names a file: its absolute path, `.` and `..` folded, relative to `cwd`."""
-        return posixpath.normpath(posixpath.join(self.cwd, path))
+        """What names a file: its absolute path, `.`, `..` and repeated slashes folded, relative
+        to `cwd`."""
+        # normpath keeps a leading `//` (POSIX leaves its meaning open); here it is one `/`.
+        return "/" + posixpath.normpath(posixpath.join(self.cwd, path)).lstrip("/")
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -337,6 +342,17 @@ class Session:
         if not diff:
             return bracket, t.render("no_change"), None
         return bracket, None, diff
+
+
+def _canonical(value: Any) -> Any:
+    """Arguments as JSON compares them: a number by its value, so `1.0` is `1`."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _canonical(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
 
 
 def _join(bracket: str, sentence: str | None, block: str | None) -> str:

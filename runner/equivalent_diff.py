@@ -239,7 +239,7 @@ def _check(
         zip(files, expected_sections, actual_sections), start=1
     ):
         if want[0] != have[0]:
-            raise DiffError(f"file {number}: the bracket differs: {have[0]!r}")
+            raise DiffError(f"file {number} ({file.get('path')}): the first line differs: {have[0]!r}")
         if len(want) > 1 and want[1].startswith("@@ "):
             try:
                 _check_one_diff(

@@ -9,6 +9,7 @@ and marks changed lines and, within a changed line, the changed characters.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,31 +41,40 @@ class DiffView:
 
 
 _NOEOL = ""  # token for the end of a last line that has no newline
-_SPECIAL = {
-    "\t": ("→", "tab", "tab"),
-    "\r": ("␍", "cr", "carriage return"),
-    "\u00a0": ("⍽", "ws", "no-break space"),
-    "\u200b": ("⸤", "ws", "zero-width space"),
-    "\ufeff": ("⸤", "ws", "byte order mark"),
-}
+# Glyphs that common monospace fonts have; other invisible characters are shown as escapes.
+_TAB = Markup('<span class="tab" title="tab">→</span>')
+_EOL = Markup('<span class="eol" title="end of line">↵</span>')
+_NO_EOL = Markup('<span class="noeol" title="no newline at the end">no final newline</span>')
+
+
+def _escape_code(char: str) -> str:
+    code = ord(char)
+    if char == "\r":
+        return "\\r"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _char_html(char: str, trailing: bool) -> Markup:
     if char == "\n":
-        return Markup('<span class="eol" title="end of line">↵</span>')
+        return _EOL
     if char == _NOEOL:
-        return Markup('<span class="noeol" title="no newline at the end">no final newline</span>')
-    if char == " " and trailing:
-        return Markup('<span class="ws trail" title="space at end of line">·</span>')
-    if char in _SPECIAL:
-        glyph, cls, title = _SPECIAL[char]
-        extra = " trail" if trailing else ""
-        return Markup('<span class="{}{}" title="{}">{}</span>').format(cls, extra, title, glyph)
-    code = ord(char)
-    if code < 0x20 or code == 0x7F:
-        glyph = "␡" if code == 0x7F else chr(0x2400 + code)
-        return Markup('<span class="ws" title="control character U+{:04X}">{}</span>').format(
-            code, glyph
+        return _NO_EOL
+    if char == " ":
+        if trailing:
+            return Markup('<span class="ws trail" title="space at end of line">·</span>')
+        return Markup(" ")
+    if char == "\t":
+        return (
+            Markup('<span class="tab trail" title="tab at end of line">→</span>')
+            if trailing
+            else _TAB
+        )
+    category = unicodedata.category(char)
+    if category in ("Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn"):
+        kind = "cr" if char == "\r" else "ws"
+        name = "carriage return" if char == "\r" else unicodedata.name(char, "control character")
+        return Markup('<span class="{}{}" title="{} U+{:04X}">{}</span>').format(
+            kind, " trail" if trailing else "", name.lower(), ord(char), _escape_code(char)
         )
     return escape(char)
 
@@ -142,13 +152,14 @@ def _empty_note(text: str) -> Cell:
 def diff_view(expected: str, actual: str | None) -> DiffView:
     """Expected beside actual, line by line, with changed lines and characters marked."""
     left = _split_lines(expected)
+    rows: list[DiffRow]
     if actual is None:
         rows = [DiffRow(Cell("del", n, _line_html(t)), _FILLER) for n, t in enumerate(left, 1)]
         rows = rows or [DiffRow(_empty_note("(empty text)"), _FILLER)]
         rows[0] = DiffRow(rows[0].expected, _empty_note("(nothing received)"))
         return DiffView(rows, "no output received for this step")
     right = _split_lines(actual)
-    rows: list[DiffRow] = []
+    rows = []
     matcher = difflib.SequenceMatcher(
         None, [_line_key(t) for t in left], [_line_key(t) for t in right], autojunk=False
     )

@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _STRONG = re.compile(r"\*\*(.+?)\*\*")
 _EM = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_LINK = re.compile(r"\[((?:`[^`]*`|[^\[\]`])+)\]\(([^)\s]+)\)")
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
@@ -23,29 +23,42 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 def _inline(text: str, anchors: frozenset[str]) -> Markup:
     out: list[str] = []
     last = 0
-    for match in _CODE_SPAN.finditer(text):
-        out.append(_inline_plain(text[last : match.start()]))
-        code = match.group(2).strip()
-        code_html = Markup("<code>{}</code>").format(code)
-        if code in anchors:
-            code_html = Markup('<a class="rule" href="#{}">{}</a>').format(code, code_html)
-        out.append(code_html)
+    for match in _LINK.finditer(text):
+        out.append(_code_and_plain(text[last : match.start()], anchors, link_rules=True))
+        label, target = match.group(1), match.group(2)
+        label_html = _code_and_plain(label, anchors, link_rules=False)
+        named = [code.strip() for _, code in _CODE_SPAN.findall(label) if code.strip() in anchors]
+        # A link stays a link only when it lands on a rule in this page: the report points at
+        # nothing outside itself, and a heading slug of the markdown file is no id here.
+        if target.startswith("#") and (target[1:] in anchors or len(named) == 1):
+            rule = target[1:] if target[1:] in anchors else named[0]
+            out.append(str(Markup('<a class="rule" href="#{}">{}</a>').format(rule, label_html)))
+        elif target.startswith("#"):
+            out.append(label_html)
+        else:
+            out.append(str(Markup("{} ({})").format(label_html, target)))
         last = match.end()
-    out.append(_inline_plain(text[last:]))
+    out.append(_code_and_plain(text[last:], anchors, link_rules=True))
     return Markup("".join(out))
 
 
-def _inline_plain(text: str) -> str:
+def _code_and_plain(text: str, anchors: frozenset[str], *, link_rules: bool) -> Markup:
+    out: list[str] = []
+    last = 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_plain(text[last : match.start()]))
+        code = match.group(2).strip()
+        code_html = Markup("<code>{}</code>").format(code)
+        if link_rules and code in anchors:
+            code_html = Markup('<a class="rule" href="#{}">{}</a>').format(code, code_html)
+        out.append(str(code_html))
+        last = match.end()
+    out.append(_plain(text[last:]))
+    return Markup("".join(out))
+
+
+def _plain(text: str) -> str:
     html = str(escape(text))
-
-    def link(match: re.Match[str]) -> str:
-        label, target = match.group(1), match.group(2)
-        # Only links inside the page stay links: the report fetches and points at nothing outside.
-        if target.startswith("#"):
-            return f'<a href="{target}">{label}</a>'
-        return f"{label} ({target})"
-
-    html = _LINK.sub(link, html)
     html = _STRONG.sub(r"<strong>\1</strong>", html)
     return _EM.sub(r"<em>\1</em>", html)
 

@@ -407,7 +407,8 @@ TEXT_CASES = [
     TextCase("crlf", "a\nb", "a\r\nb", ('class="cr trail"', 'class="chg"')),
     TextCase("inner-cr", "ab", "a\rb", ('class="cr"',)),
     TextCase("final-newline", "a", "a\n", ('class="noeol"', 'class="eol"')),
-    TextCase("control", "a", "a\x1b", ("␛",)),
+    TextCase("control", "a", "a\x1b", ("\\x1b",)),
+    TextCase("no-break-space", "a b", "a\u00a0b", ("\\xa0", "no-break space")),
     TextCase("extra-line", "a", "a\nb", ('<span class="chg">b',)),
     TextCase("nothing-received", "a", None, ("(nothing received)",)),
     TextCase("markup", "<b>", "<i>&", ("&lt;", "&amp;")),
@@ -442,11 +443,25 @@ def test_empty_text_is_named() -> None:
         ("a `ctx.stub.range` b", '<a class="rule" href="#ctx.stub.range"><code>ctx.stub.range'),
         ("**strong** <tag>", "<strong>strong</strong> &lt;tag&gt;"),
         ("[out](https://example.org/x)", "out (https://example.org/x)"),
-        ("[in](#ctx.stub.range)", '<a href="#ctx.stub.range">in</a>'),
+        ("[in](#ctx.stub.range)", '<a class="rule" href="#ctx.stub.range">in</a>'),
+        (
+            "[`ctx.stub.range`](#ctxstubrange-lines-outside)",
+            '<a class="rule" href="#ctx.stub.range"><code>ctx.stub.range</code></a>',
+        ),
+        ("[elsewhere](#some-heading)", "elsewhere"),
         ("```\n# not a heading <x>\n```", "<pre><code># not a heading &lt;x&gt;</code></pre>"),
         ("- one\n- two", "<ul><li>one</li><li>two</li></ul>"),
     ],
-    ids=["anchor-code", "strong-escaped", "outside-link", "inside-link", "fence", "list"],
+    ids=[
+        "anchor-code",
+        "strong-escaped",
+        "outside-link",
+        "rule-link",
+        "slug-link",
+        "unknown-link",
+        "fence",
+        "list",
+    ],  # fmt: skip
 )
 def test_rule_text_markdown(source: str, html: str) -> None:
     assert html in str(markdown_html(source, {"ctx.stub.range"}))

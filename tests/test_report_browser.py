@@ -6,7 +6,7 @@ The checks: the page loads with no console error (a CSP hash that did not match 
 the "failures only" toggle hides passing cases, an implementation's `<script>` stays text, and at
 375 px the page neither scrolls sideways nor keeps the diff's two columns.
 
-    python tests/test_report_browser.py DIR   # writes DIR/report-1280.png and DIR/report-375.png
+    python -m tests.test_report_browser DIR   # writes DIR/report-1280.png and DIR/report-375.png
 """
 
 from __future__ import annotations
@@ -251,7 +251,10 @@ def test_diff_columns_side_by_side_wide_and_stacked_narrow(
         ".map(e => e.getBoundingClientRect().top)"
     )
     assert actual_title > expected_title, "narrow: actual below expected"
-    overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    # On a phone the layout viewport grows to the widest content; clientWidth stays the screen's.
+    overflow = browser.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 375px"
     assert browser.errors() == []
 

@@ -13,6 +13,7 @@ from _faux import BROKEN_SEQ, reference_hello, reference_run
 def serve(on_broken_run: Callable[[BaseHTTPRequestHandler, dict[str, Any]], None]) -> None:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
             self.answer(200, reference_hello())

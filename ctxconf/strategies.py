@@ -1,0 +1,463 @@
+"""Hypothesis strategies for the context area: valid sessions that reach every rule.
+
+    from hypothesis import given
+    from ctxconf.strategies import sessions
+
+    @given(sessions())
+    def test_my_harness(case): ...   # case = {"limits"?: {...}, "steps": [...]}
+
+A session is generated step by step, keeping what a harness would know: each file's current
+content (so an edit's `before` is what the file holds, and a re-read usually shows it unchanged),
+the ids given out so far (so recalls name real results), and the listings already made (so they
+repeat). Every choice is drawn so that it shrinks towards the plainest session: the first
+option of each list, no offset, no given id, no limits.
+
+Sessions are small by default (at most 12 steps, contents of at most 30 lines) so examples are
+fast; about one in twenty is larger.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from hypothesis import strategies as st
+
+T = TypeVar("T")
+Draw = Callable[[st.SearchStrategy[Any]], Any]
+Case = dict[str, Any]
+
+CWD = "/project"  # the working directory relative paths of a conformance session resolve against
+# File names a session uses: a plain one first (what a shrunk session keeps), then a nested
+# one, a `|` for the compaction table's escape, another `a.md` elsewhere, and non-ASCII.
+FILES = ("a.md", "src/app.py", "notes/x|y.md", "/elsewhere/a.md", "ü 1.txt")
+FILE_WEIGHTS = (5, 2, 1, 1, 1)
+# Listing tools are deduplicated by result; the others never are.
+LISTING_TOOLS = ("list", "glob", "grep", "search")
+OTHER_TOOLS = ("bash", "web_fetch")
+OPS = ("read", "output", "edit", "recall", "reply", "compact", "write", "multiedit", "delete",
+       "apply_patch")
+OP_WEIGHTS = (6, 5, 2, 2, 1, 1, 1, 1, 1, 1)
+
+_SIMPLE_LINES = ("", "a", "b", "x = 1", "}", "    return a", "# note")
+# Characters that some libraries take for line ends or count as two: all ordinary here.
+_TRICKY = "ab \t\r\u2028\u2029\x0b\x0c\x85é中😀𝄞|#"
+_NOTES = ("Skill file written outside skill_manage.", "line one\nline two", "⚠ note")
+
+
+def identity(path: str, cwd: str = CWD) -> str:
+    """The file a path names: absolute, `.` and `..` folded lexically."""
+    return posixpath.normpath(posixpath.join(cwd, path))
+
+
+def spellings(name: str, cwd: str = CWD) -> tuple[str, ...]:
+    """Ways of writing the path `name` that all name the same file."""
+    if posixpath.isabs(name):
+        folder, base = posixpath.split(name)
+        return (name, f"{folder}/./{base}", f"{folder}/b/../{base}")
+    return (name, f"./{name}", f"b/../{name}", f"{cwd}/{name}", f"../{posixpath.basename(cwd)}/{name}")
+
+
+@lru_cache(maxsize=1)
+def default_cap() -> dict[str, int]:
+    """The bundled `loop.json` cap, which applies to a session without limits."""
+    from ctxconf.reference import ContextConfig
+
+    cap = ContextConfig.load().cap
+    return {name: getattr(cap, name) for name in
+            ("max_lines", "max_chars", "head_lines", "head_chars", "tail_lines", "tail_chars")}
+
+
+def _maybe(draw: Draw, percent: int) -> bool:
+    """True `percent` times in a hundred; shrinks to False."""
+    return bool(draw(st.integers(0, 99)) >= 100 - percent)
+
+
+def _choice(draw: Draw, options: Sequence[T], weights: Sequence[int]) -> T:
+    """One of `options`, by weight; shrinks to the first."""
+    ticket = draw(st.integers(0, sum(weights) - 1))
+    for option, weight in zip(options, weights):
+        if ticket < weight:
+            return option
+        ticket -= weight
+    raise AssertionError("unreachable")
+
+
+# -- texts -----------------------------------------------------------------------------------
+
+
+@st.composite
+def lines(draw: Draw) -> str:
+    """One line (no `\\n`): mostly plain, sometimes tricky characters, now and then very long."""
+    kind = draw(st.integers(0, 9))
+    if kind <= 5:
+        return str(draw(st.sampled_from(_SIMPLE_LINES)))
+    if kind <= 8:
+        alphabet = st.sampled_from(_TRICKY) | st.characters(codec="utf-8", exclude_characters="\n")
+        return str(draw(st.text(alphabet, max_size=12)))
+    unit = draw(st.sampled_from(("x", "é", "😀", "ab ")))
+    return str(unit * draw(st.integers(40, 400)))
+
+
+def _join(parts: Sequence[str], final_newline: bool) -> str:
+    if not parts:
+        return ""
+    return "\n".join(parts) + ("\n" if final_newline else "")
+
+
+@st.composite
+def contents(draw: Draw, max_lines: int = 30) -> str:
+    """A file's content: possibly empty, `\\r\\n` or `\\n` line ends, possibly no final newline."""
+    if _maybe(draw, 10):
+        return ""
+    parts = [str(line) for line in draw(st.lists(lines(), min_size=1, max_size=max_lines))]
+    if _maybe(draw, 15):
+        parts = [line + "\r" for line in parts]
+    return _join(parts, not _maybe(draw, 20))
+
+
+def _split(text: str) -> tuple[list[str], bool]:
+    parts = text.split("\n")
+    final_newline = parts[-1] == "" and len(parts) > 1
+    if parts[-1] == "":
+        parts.pop()
+    return parts, final_newline
+
+
+@st.composite
+def changed(draw: Draw, before: str, max_lines: int = 30) -> str:
+    """What an edit makes of `before`: a few changes spread over the file (so often several
+    hunks), sometimes a final newline gained or lost, now and then no change or a rewrite."""
+    if _maybe(draw, 8):
+        return before
+    if _maybe(draw, 8):
+        return str(draw(contents(max_lines)))
+    parts, final_newline = _split(before)
+    crlf = bool(parts) and all(line.endswith("\r") for line in parts)
+    end = "\r" if crlf else ""
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(("replace", "insert", "delete")))
+        if not parts:
+            kind = "insert"
+        if kind == "insert":
+            at = draw(st.integers(0, len(parts)))
+            new = [str(line) + end for line in draw(st.lists(lines(), min_size=1, max_size=3))]
+            parts[at:at] = new
+        else:
+            at = draw(st.integers(0, len(parts) - 1))
+            span = draw(st.integers(1, 3))
+            if kind == "replace":
+                parts[at : at + span] = [str(draw(lines())) + end]
+            else:
+                del parts[at : at + span]
+    if _maybe(draw, 15):
+        final_newline = not final_newline
+    return _join(parts, final_newline)
+
+
+@st.composite
+def edit_pairs(draw: Draw, max_lines: int = 30) -> tuple[str, str]:
+    """(before, after) of one edit."""
+    before = str(draw(contents(max_lines)))
+    return before, str(draw(changed(before, max_lines)))
+
+
+# -- the output cap ----------------------------------------------------------------------------
+
+
+@st.composite
+def limits(draw: Draw) -> dict[str, int]:
+    """A case's `limits`: small caps, each keeping no more head and tail than its maximum."""
+    max_lines = draw(st.integers(2, 12))
+    head_lines = draw(st.integers(1, max_lines - 1))
+    tail_lines = draw(st.integers(1, max_lines - head_lines))
+    max_chars = draw(st.integers(2, 120))
+    head_chars = draw(st.integers(1, max_chars - 1))
+    tail_chars = draw(st.integers(1, max_chars - head_chars))
+    return {"max_lines": max_lines, "max_chars": max_chars, "head_lines": head_lines,
+            "head_chars": head_chars, "tail_lines": tail_lines, "tail_chars": tail_chars}
+
+
+@st.composite
+def output_texts(draw: Draw, cap: Mapping[str, int] | None = None) -> str:
+    """A tool's output, often near or over `cap` (the bundled cap when None): by lines, by
+    characters, or with a first line longer than the head may hold."""
+    cap = default_cap() if cap is None else cap
+    mode = _choice(draw, ("small", "lines", "chars", "cut", "empty"), (4, 2, 2, 1, 1))
+    final_newline = not _maybe(draw, 30)
+    if mode == "empty":
+        return ""
+    if mode == "small":
+        return _join([str(line) for line in draw(st.lists(lines(), max_size=8))], final_newline)
+    if mode == "lines":
+        count = max(1, cap["max_lines"] + draw(st.integers(-2, 3)))
+        if count <= 40:
+            parts = [str(line) for line in draw(st.lists(lines(), min_size=count, max_size=count))]
+        else:  # hundreds of drawn lines would make the example slow and no better
+            parts = [f"line {number}" for number in range(1, count + 1)]
+        return _join(parts, final_newline)
+    unit = str(draw(st.sampled_from(("x", "é", "😀", "\t", "\r", " "))))
+    if mode == "chars":
+        size = max(1, cap["max_chars"] + draw(st.integers(-2, 2)))
+        width = draw(st.integers(0, 30))
+        row = unit * width + "\n"
+        return (row * (size // len(row) + 1))[:size]
+    first = unit * (cap["head_chars"] + draw(st.integers(1, 5)))
+    rest = [str(line) for line in draw(st.lists(lines(), max_size=5))]
+    return _join([first, *rest], final_newline)
+
+
+# -- listings ----------------------------------------------------------------------------------
+
+
+def listing_args() -> st.SearchStrategy[dict[str, Any]]:
+    """A listing's arguments, sometimes nested (keys are compared sorted at every depth)."""
+    options = st.fixed_dictionaries(
+        {},
+        optional={
+            "case": st.booleans(),
+            "depth": st.integers(0, 3),
+            "globs": st.lists(st.sampled_from(("*.md", "*.py")), max_size=2),
+        },
+    )
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "path": st.sampled_from(("src", ".", "ü")),
+            "pattern": st.sampled_from(("*.py", "TODO", "a|b")),
+            "options": options,
+        },
+    )
+
+
+@st.composite
+def reordered(draw: Draw, value: Any) -> Any:
+    """`value` with the keys of every object in another order (the same JSON value)."""
+    if isinstance(value, dict):
+        keys = draw(st.permutations(list(value)))
+        return {key: draw(reordered(value[key])) for key in keys}
+    if isinstance(value, list):
+        return [draw(reordered(item)) for item in value]
+    return value
+
+
+# -- sessions ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Call:
+    tool: str
+    args: dict[str, Any]
+    texts: list[str]  # every text this call has answered, latest last
+
+
+@dataclass
+class _Builder:
+    """What a harness knows while a session is generated, and how each step is drawn."""
+
+    draw: Draw
+    cap: Mapping[str, int]
+    max_lines: int
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    files: dict[str, str | None] = field(default_factory=dict)  # identity -> content, None: gone
+    seen: dict[str, list[str]] = field(default_factory=dict)  # identity -> contents shown
+    ids: list[str] = field(default_factory=list)
+    given: set[str] = field(default_factory=set)
+    calls: list[_Call] = field(default_factory=list)
+
+    def step(self) -> None:
+        op = _choice(self.draw, OPS, OP_WEIGHTS)
+        if op in ("compact", "reply"):
+            self.steps.append({"op": op})
+            return
+        step: dict[str, Any] = {"op": op}
+        result_id = self._result_id()
+        if result_id is not None:
+            step["id"] = result_id
+        getattr(self, "_" + op)(step)
+        self.steps.append(step)
+
+    # -- ids
+
+    def _result_id(self) -> str | None:
+        """The step's given id, or None; either way the id the result gets is recorded."""
+        number = len(self.ids) + 1
+        given = None
+        if _maybe(self.draw, 10):
+            # Above any number a session of this size reaches, so never one the session gives.
+            candidate = "#" + format(self.draw(st.integers(0x1000, 0xFFFFF)), "04x")
+            if candidate not in self.given:
+                given = candidate
+                self.given.add(candidate)
+        self.ids.append(given if given is not None else f"#{number:04x}")
+        return given
+
+    # -- files
+
+    def _path(self) -> tuple[str, str]:
+        name = _choice(self.draw, FILES, FILE_WEIGHTS)
+        path = str(self.draw(st.sampled_from(spellings(name))))
+        return path, identity(path)
+
+    def _content(self) -> str:
+        return str(self.draw(contents(self.max_lines)))
+
+    def _set(self, key: str, content: str | None) -> None:
+        self.files[key] = content
+        if content is not None:
+            self.seen.setdefault(key, []).append(content)
+
+    def _read(self, step: dict[str, Any]) -> None:
+        path, key = self._path()
+        current = self.files.get(key)
+        if current is not None and not _maybe(self.draw, 25):
+            content = current
+        elif self.seen.get(key) and _maybe(self.draw, 40):
+            content = str(self.draw(st.sampled_from(self.seen[key])))  # changed back
+        else:
+            content = self._content()
+        self._set(key, content)
+        step.update(path=path, content=content)
+        total = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        if _maybe(self.draw, 30):
+            step["offset"] = self.draw(st.integers(1, total + 2))
+        if _maybe(self.draw, 30):
+            step["limit"] = self.draw(st.integers(1, total + 1)) if not _maybe(self.draw, 10) else 5000
+
+    def _before(self, key: str) -> str:
+        current = self.files.get(key)
+        return current if current is not None else self._content()
+
+    def _note(self, step: dict[str, Any]) -> None:
+        if _maybe(self.draw, 10):
+            step["note"] = self.draw(st.sampled_from(_NOTES))
+
+    def _edit(self, step: dict[str, Any]) -> None:
+        path, key = self._path()
+        before = self._before(key)
+        after = str(self.draw(changed(before, self.max_lines)))
+        self._set(key, after)
+        step.update(path=path, before=before, after=after)
+        self._note(step)
+
+    _multiedit = _edit
+
+    def _write(self, step: dict[str, Any]) -> None:
+        path, key = self._path()
+        current = self.files.get(key)
+        step["path"] = path
+        if current is None:
+            after = self._content()
+        else:
+            after = str(self.draw(changed(current, self.max_lines)))
+            step["before"] = current
+        step["after"] = after
+        self._set(key, after)
+        self._note(step)
+
+    def _delete(self, step: dict[str, Any]) -> None:
+        path, key = self._path()
+        step["path"] = path
+        self._set(key, None)
+        self._note(step)
+
+    def _apply_patch(self, step: dict[str, Any]) -> None:
+        files: list[dict[str, str]] = []
+        used: set[str] = set()
+        for _ in range(self.draw(st.integers(1, 3))):
+            path, key = self._path()
+            if key in used:
+                continue
+            used.add(key)
+            current = self.files.get(key)
+            if current is None:
+                after = self._content()
+                files.append({"path": path, "after": after})
+                self._set(key, after)
+            elif _maybe(self.draw, 25):
+                files.append({"path": path, "before": current})
+                self._set(key, None)
+            else:
+                after = str(self.draw(changed(current, self.max_lines)))
+                files.append({"path": path, "before": current, "after": after})
+                self._set(key, after)
+        step["files"] = files
+        self._note(step)
+
+    # -- other tools
+
+    def _output(self, step: dict[str, Any]) -> None:
+        if self.calls and _maybe(self.draw, 45):
+            call = self.draw(st.sampled_from(self.calls))
+            args = self.draw(reordered(call.args))
+            kind = _choice(self.draw, ("same", "changed", "back"), (6, 2, 2))
+            if kind == "same":
+                text = call.texts[-1]
+            elif kind == "back":
+                text = str(self.draw(st.sampled_from(call.texts)))
+            else:
+                text = str(self.draw(output_texts(self.cap)))
+            call.texts.append(text)
+            step.update(tool=call.tool, args=args, text=text)
+            return
+        tool = _choice(self.draw, LISTING_TOOLS + OTHER_TOOLS, (3, 2, 2, 2, 2, 1))
+        args = self.draw(listing_args())
+        text = str(self.draw(output_texts(self.cap)))
+        self.calls.append(_Call(tool, args, [text]))
+        step.update(tool=tool, args=args, text=text)
+
+    def _recall(self, step: dict[str, Any]) -> None:
+        earlier = self.ids[:-1]  # the recall's own id is the last one
+        if earlier and not _maybe(self.draw, 25):
+            target = str(self.draw(st.sampled_from(earlier)))
+        else:
+            target = "#" + format(self.draw(st.integers(0, 0xFFFF)), "04x")
+        form = _choice(self.draw, ("#id", "id", "#ID", "ID"), (5, 2, 2, 1))
+        bare = target.removeprefix("#")
+        target = {"#id": target, "id": bare, "#ID": "#" + bare.upper(), "ID": bare.upper()}[form]
+        step["target"] = target
+        if _maybe(self.draw, 25):
+            step["offset"] = self.draw(st.integers(1, 40))
+        if _maybe(self.draw, 25):
+            step["limit"] = self.draw(st.integers(1, 40))
+
+
+@st.composite
+def sessions(draw: Draw, max_steps: int = 12, max_lines: int = 30) -> Case:
+    """A session of the context area, as a case without its expected texts:
+    `{"limits"?: {...}, "steps": [...]}`; about one in twenty is larger than the bounds."""
+    if _maybe(draw, 5):
+        max_steps, max_lines = max_steps * 3, max_lines * 5
+    case: Case = {}
+    case_limits = draw(st.none() | limits())
+    if case_limits is not None:
+        case["limits"] = case_limits
+    builder = _Builder(draw, case_limits or default_cap(), max_lines)
+    for _ in range(draw(st.integers(1, max_steps))):
+        builder.step()
+    case["steps"] = builder.steps
+    return case
+
+
+__all__ = [
+    "CWD",
+    "FILES",
+    "LISTING_TOOLS",
+    "OPS",
+    "OTHER_TOOLS",
+    "changed",
+    "contents",
+    "default_cap",
+    "edit_pairs",
+    "identity",
+    "limits",
+    "lines",
+    "listing_args",
+    "output_texts",
+    "reordered",
+    "sessions",
+    "spellings",
+]

@@ -1,0 +1,1 @@
+"""Implementations with one fault each, for `ctxconf fuzz` to find: `python:tests.faulty.NAME`."""

@@ -1,0 +1,78 @@
+"""The reference with some of its source lines edited, loaded as a package of its own.
+
+The edited modules are compiled from the edited text and put in `sys.modules` under the new
+package's name before anything imports them; every other module of the package is loaded from
+`reference/` as it is. The real reference is never touched, so the fuzzer's own reference, in
+the same process, stays correct.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import ctxconf.reference
+from ctxconf.runner.protocol import PROTOCOL_VERSION
+
+REFERENCE = Path(ctxconf.reference.__file__).resolve().parent
+# Modules in the order they import one another, so an edited module never imports an unedited
+# copy of another edited one.
+_ORDER = ("config", "lines", "cap", "diff", "session", "adapter")
+
+Edits = Mapping[str, Sequence[tuple[str, str]]]  # module -> (old, new) replacements
+Message = dict[str, Any]
+
+
+def edited_reference(name: str, edits: Edits) -> types.ModuleType:
+    """The reference package, with `edits` applied, as `_faulty_NAME`."""
+    package_name = f"_faulty_{name}"
+    if package_name in sys.modules:
+        return sys.modules[package_name]
+    package = types.ModuleType(package_name)
+    package.__path__ = [str(REFERENCE)]
+    package.__package__ = package_name
+    package.__file__ = str(REFERENCE / "__init__.py")
+    sys.modules[package_name] = package
+    for module in sorted(edits, key=_ORDER.index):
+        path = REFERENCE / f"{module}.py"
+        source = path.read_text(encoding="utf-8")
+        for old, new in edits[module]:
+            if source.count(old) != 1:
+                raise AssertionError(f"{name}: {old!r} occurs {source.count(old)} times in {path}")
+            source = source.replace(old, new)
+        submodule = types.ModuleType(f"{package_name}.{module}")
+        submodule.__package__ = package_name
+        submodule.__file__ = str(path)
+        sys.modules[submodule.__name__] = submodule
+        exec(compile(source, str(path), "exec"), submodule.__dict__)
+    init = REFERENCE / "__init__.py"
+    exec(compile(init.read_text(encoding="utf-8"), str(init), "exec"), package.__dict__)
+    return package
+
+
+def implementation(
+    name: str, edits: Edits
+) -> tuple[Callable[[], Message], Callable[[Message], Message]]:
+    """`hello()` and `run(request)` of the protocol, answered by the edited reference."""
+    package = edited_reference(name, edits)
+    config = package.ContextConfig.load()
+
+    def hello() -> Message:
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "implementation": {"name": f"faulty-{name}", "version": "0", "language": "python"},
+            "areas": ["context"],
+        }
+
+    def run(request: Message) -> Message:
+        seq = request.get("seq")
+        try:
+            outputs = package.run_case(request["case"], config)
+        except (KeyError, TypeError, ValueError) as error:
+            return {"seq": seq, "error": f"{type(error).__name__}: {error}"}
+        return {"seq": seq, "outputs": outputs}
+
+    return hello, run

@@ -1,0 +1,19 @@
+"""Lines are split with `str.splitlines()`, which also ends a line at `\\r`, U+2028, U+2029,
+`\\v`, `\\f`, U+0085 and others: reads, recalls, line counts and the cap see other lines."""
+
+from tests.faulty._edited import implementation
+
+hello, run = implementation(
+    "splitlines",
+    {
+        "lines": [
+            ('return text.count("\\n") + (0 if text.endswith("\\n") else 1)',
+             "return len(text.splitlines())"),
+            ('    lines = text.split("\\n")\n    if lines[-1] == "":\n        lines.pop()\n'
+             "    return lines",
+             "    return text.splitlines()"),
+            ('return text.split("\\n", last)[first - 1 : last]',
+             "return text.splitlines()[first - 1 : last]"),
+        ]
+    },
+)

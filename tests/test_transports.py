@@ -1,0 +1,288 @@
+"""Each transport on its own: the SPEC strings, carrying messages, and each way of failing."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconf.runner.errors import ImplementationStartError, UsageError
+from ctxconf.runner.protocol import hello_request, run_request
+from ctxconf.runner.reference_impl import ReferenceImplementation
+from ctxconf.runner.serve import make_http_server
+from ctxconf.runner.transports import (
+    CaseFailure,
+    FakeTransport,
+    HttpTransport,
+    JsonLinesTransport,
+    PythonTransport,
+    transport_factory,
+)
+
+FAUX = Path(__file__).resolve().parent / "fauxmplementations"
+STEPS = [{"op": "read", "id": "#a001", "path": "a.txt", "content": "x\n"}]
+
+
+def _request(seq: int) -> dict[str, Any]:
+    return run_request(seq, "context", {"steps": STEPS})
+
+
+# What every transport must carry back unchanged: the reference's answer, computed in process.
+EXPECTED = ReferenceImplementation().run(_request(0))["outputs"]
+
+
+# -- SPEC strings -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        ("reference", PythonTransport),
+        ("python:ctxconf.runner.reference_impl", PythonTransport),
+        (f"cmd:{sys.executable} -m ctxconf serve --stdio", JsonLinesTransport),
+        ("http://127.0.0.1:9/base", HttpTransport),
+    ],
+    ids=["reference", "python", "cmd", "http"],
+)
+def test_spec_chooses_the_transport(spec: str, kind: type) -> None:
+    transport = transport_factory(spec, timeout=1)()
+    try:
+        assert isinstance(transport, kind)
+    finally:
+        transport.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        ("", UsageError, "expected reference, python:MODULE"),
+        ("ruby:impl", UsageError, "expected reference, python:MODULE"),
+        ("cmd:", UsageError, "needs a command"),
+        ("cmd:'unclosed", UsageError, "cannot split the command"),
+        ("python:", UsageError, "needs a module name"),
+        ("http://", UsageError, "not an http:// or https:// URL"),
+        ("python:ctxconf_no_such_module", ImplementationStartError, "cannot import the module"),
+        ("python:json", ImplementationStartError, "has no hello() or run()"),
+    ],
+    ids=["empty", "unknown", "cmd-empty", "cmd-quote", "python-empty", "http-no-host",
+         "python-missing", "python-not-impl"],
+)
+def test_unusable_specs(spec: str, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
+        transport_factory(spec, timeout=1)
+
+
+# -- the fake -------------------------------------------------------------------------------
+
+
+def test_fake_transport_records_and_answers() -> None:
+    fake = FakeTransport(lambda r: {"seq": r["seq"], "outputs": ["x"]}, stderr="note")
+    assert fake.hello()["protocol"] == 1
+    assert fake.run(_request(3), 1) == {"seq": 3, "outputs": ["x"]}
+    assert fake.requests == [_request(3)]
+    assert fake.take_stderr() == "note"
+    fake.close()
+    assert fake.closed
+
+
+# -- JSON lines -------------------------------------------------------------------------------
+
+
+def _faux(name: str, **options: Any) -> JsonLinesTransport:
+    return JsonLinesTransport([sys.executable, str(FAUX / f"{name}.py")], **options)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_json_lines_serve_many_cases_in_one_process() -> None:
+    transport = JsonLinesTransport([sys.executable, "-m", "ctxconf", "serve", "--stdio"], timeout=10)
+    try:
+        assert transport.hello()["implementation"]["name"] == "ctxconf-reference"
+        for seq in range(3):
+            assert transport.run(_request(seq), 10) == {"seq": seq, "outputs": EXPECTED}
+        assert transport.take_stderr() == ""
+    finally:
+        transport.close()
+
+
+def test_json_lines_restart_after_a_crash() -> None:
+    transport = _faux("crash_on_run", timeout=10)
+    try:
+        transport.hello()
+        assert transport.run(_request(0), 10)["outputs"] == EXPECTED
+        with pytest.raises(CaseFailure) as raised:
+            transport.run(_request(1), 10)
+        assert raised.value.kind == "crash"
+        assert raised.value.message == "the implementation exited with code 3 before answering"
+        assert "giving up on purpose" in transport.take_stderr()
+        assert transport.run(_request(2), 10)["outputs"] == EXPECTED
+    finally:
+        transport.close()
+
+
+def test_json_lines_hang_kills_the_process_group() -> None:
+    transport = _faux("hang", timeout=10)
+    try:
+        transport.hello()
+        started = time.monotonic()
+        with pytest.raises(CaseFailure) as raised:
+            transport.run(_request(1), 0.5)
+        assert time.monotonic() - started < 3
+        assert raised.value.kind == "timeout"
+        assert "no answer within 0.5 s" in raised.value.message
+        stderr = transport.take_stderr()
+        child = int(stderr.split("child pid ")[1].split()[0])
+        deadline = time.monotonic() + 2
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), "the hung implementation's child outlived the kill"
+        assert transport.run(_request(2), 10)["outputs"] == EXPECTED
+    finally:
+        transport.close()
+
+
+def test_json_lines_cap_the_line_length() -> None:
+    transport = JsonLinesTransport(
+        [sys.executable, "-m", "ctxconf", "serve", "--stdio"], timeout=10, max_line_bytes=40
+    )
+    try:
+        with pytest.raises(CaseFailure, match="a response line longer than 40 bytes"):
+            transport.hello()
+    finally:
+        transport.close()
+
+
+def test_json_lines_keep_only_the_end_of_stderr() -> None:
+    script = "import sys; sys.stderr.write('x' * 5000 + 'THE END'); sys.stderr.flush(); sys.exit(1)"
+    transport = JsonLinesTransport([sys.executable, "-c", script], timeout=10, stderr_kept_bytes=100)
+    with pytest.raises(CaseFailure) as raised:
+        transport.hello()
+    assert raised.value.kind == "crash"
+    stderr = transport.take_stderr()
+    assert len(stderr) == 100 and stderr.endswith("THE END")
+    transport.close()
+
+
+def test_json_lines_command_not_found() -> None:
+    transport = JsonLinesTransport(["ctxconf-no-such-command-here"], timeout=10)
+    with pytest.raises(CaseFailure, match="cannot start 'ctxconf-no-such-command-here'"):
+        transport.hello()
+    transport.close()
+
+
+# -- HTTP -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server_url() -> Iterator[str]:
+    server = make_http_server("127.0.0.1", 0, ReferenceImplementation())
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_http_serves_many_cases_on_one_connection(server_url: str) -> None:
+    transport = HttpTransport(server_url, timeout=10)
+    try:
+        assert transport.hello()["areas"] == ["context"]
+        for seq in range(3):
+            assert transport.run(_request(seq), 10) == {"seq": seq, "outputs": EXPECTED}
+    finally:
+        transport.close()
+
+
+def test_http_error_status(server_url: str) -> None:
+    transport = HttpTransport(server_url + "/elsewhere", timeout=10)
+    with pytest.raises(CaseFailure, match=r"GET /elsewhere/hello: HTTP 404 Not Found"):
+        transport.hello()
+    transport.close()
+
+
+def test_http_refused_connection() -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago, so nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    transport = HttpTransport(f"http://127.0.0.1:{port}", timeout=10)
+    with pytest.raises(CaseFailure, match="connection refused") as raised:
+        transport.run(_request(0), 10)
+    assert raised.value.kind == "error"
+
+
+def test_http_timeout() -> None:
+    with socket.socket() as silent:  # accepts connections (in the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        transport = HttpTransport(f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=10)
+        with pytest.raises(CaseFailure, match="no answer within 0.3 s") as raised:
+            transport.run(_request(0), 0.3)
+        assert raised.value.kind == "timeout"
+        transport.close()
+
+
+# -- Python ---------------------------------------------------------------------------------
+
+
+class _Misbehaving:
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def hello(self) -> dict[str, Any]:
+        return ReferenceImplementation().hello()
+
+    def run(self, request: dict[str, Any]) -> Any:
+        request["case"]["steps"].clear()  # must not reach the runner's own copy
+        if self.how == "hang":
+            time.sleep(5)
+        if self.how == "raise":
+            raise RuntimeError("no session today")
+        if self.how == "set":
+            return {"seq": request["seq"], "outputs": {"a"}}
+        return [request["seq"]]
+
+
+@pytest.mark.parametrize(
+    ("how", "kind", "message"),
+    [
+        ("hang", "timeout", "run() did not return within 0.2 s"),
+        ("raise", "crash", "run() raised RuntimeError: no session today"),
+        ("set", "error", "run() returned what JSON cannot carry"),
+        ("list", "error", "not a protocol message: run() returned list"),
+    ],
+    ids=["hang", "raise", "set", "list"],
+)
+def test_python_failures(how: str, kind: str, message: str) -> None:
+    transport = PythonTransport(_Misbehaving(how), timeout=10)
+    request = _request(0)
+    with pytest.raises(CaseFailure) as raised:
+        transport.run(request, 0.2)
+    assert raised.value.kind == kind
+    assert raised.value.message.startswith(message)
+    assert request["case"]["steps"] == STEPS
+    if how == "raise":
+        assert "Traceback" in raised.value.stderr
+    transport.close()
+
+
+def test_python_transport_carries_the_reference() -> None:
+    transport = transport_factory("reference", timeout=10)()
+    assert transport.hello()["protocol"] == hello_request()["protocol"]
+    assert transport.run(_request(5), 10) == {"seq": 5, "outputs": EXPECTED}
+    transport.close()
