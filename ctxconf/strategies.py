@@ -436,7 +436,10 @@ def sessions(draw: Draw, max_steps: int = 12, max_lines: int = 30) -> Case:
     if case_limits is not None:
         case["limits"] = case_limits
     builder = _Builder(draw, case_limits or default_cap(), max_lines)
-    for _ in range(draw(st.integers(1, max_steps))):
+    # One step, then another while a coin says so (not a drawn count): so a shrink can delete
+    # any step, not only the last ones.
+    builder.step()
+    while len(builder.steps) < max_steps and _maybe(draw, 85):
         builder.step()
     case["steps"] = builder.steps
     return case

@@ -513,10 +513,17 @@ def spec_rules_for(results_doc: Mapping[str, Any]) -> dict[str, Rule]:
     return load_rules(folder, strict=False)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a report is not
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
         os.replace(temporary, path)

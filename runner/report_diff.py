@@ -116,14 +116,40 @@ def text_cells(text: str) -> list[Cell]:
     return [Cell("same", number, _line_html(tokens)) for number, tokens in enumerate(lines, 1)]
 
 
+def _words(tokens: list[str]) -> list[tuple[int, int]]:
+    """Spans of a line's tokens: a run of letters and digits, or any other single character."""
+    spans: list[tuple[int, int]] = []
+    for index, token in enumerate(tokens):
+        if index and _is_word(token) and _is_word(tokens[index - 1]):
+            spans[-1] = (spans[-1][0], index + 1)
+        else:
+            spans.append((index, index + 1))
+    return spans
+
+
+def _is_word(token: str) -> bool:
+    return bool(token) and (token.isalnum() or token == "_")
+
+
 def _intraline(a: list[str], b: list[str]) -> tuple[list[bool], list[bool]]:
+    # Words are compared whole: a changed word is marked whole rather than as scattered letters
+    # that happen to match; whitespace and punctuation are compared character by character.
     if len(a) > _INTRALINE_LIMIT or len(b) > _INTRALINE_LIMIT:
         return [True] * len(a), [True] * len(b)
+    words_a, words_b = _words(a), _words(b)
     marks_a, marks_b = [True] * len(a), [True] * len(b)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        None,
+        ["".join(a[start:end]) for start, end in words_a],
+        ["".join(b[start:end]) for start, end in words_b],
+        autojunk=False,
+    )
     for block in matcher.get_matching_blocks():
-        marks_a[block.a : block.a + block.size] = [False] * block.size
-        marks_b[block.b : block.b + block.size] = [False] * block.size
+        for offset in range(block.size):
+            start, end = words_a[block.a + offset]
+            marks_a[start:end] = [False] * (end - start)
+            start, end = words_b[block.b + offset]
+            marks_b[start:end] = [False] * (end - start)
     return marks_a, marks_b
 
 

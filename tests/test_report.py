@@ -383,6 +383,7 @@ def test_write_html_replaces_the_file_and_leaves_no_temporary(tmp_path: Path) ->
     write_html(build_results(), path)
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+    assert path.stat().st_mode & 0o044 == 0o044, "readable by others, like any file written"
 
 
 def test_spec_comes_from_the_results_spec_dir(tmp_path: Path) -> None:
@@ -412,6 +413,7 @@ TEXT_CASES = [
     TextCase("extra-line", "a", "a\nb", ('<span class="chg">b',)),
     TextCase("nothing-received", "a", None, ("(nothing received)",)),
     TextCase("markup", "<b>", "<i>&", ("&lt;", "&amp;")),
+    TextCase("whole-words", "a Unchanged b", "a Same b", ('<span class="chg">Same</span>',)),
 ]
 
 

@@ -100,11 +100,16 @@ def _faux(name: str, **options: Any) -> JsonLinesTransport:
 
 
 def _alive(pid: int) -> bool:
+    """Whether `pid` still runs: a killed process waiting to be reaped (a zombie) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def test_json_lines_serve_many_cases_in_one_process() -> None:

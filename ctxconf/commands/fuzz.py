@@ -1,0 +1,42 @@
+"""`ctxconf fuzz --impl SPEC`: random sessions on an implementation and on the reference; the
+first disagreement is shrunk, shown, and written as a case file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ctxconf.fuzz import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--impl", required=True, metavar="SPEC",
+        help="reference, python:MODULE, cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
+    )
+    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, metavar="N",
+                        help=f"sessions to generate (default {DEFAULT_EXAMPLES})")
+    parser.add_argument("--seed", type=int, default=None, metavar="S",
+                        help="the seed: the same seed generates the same sessions (default: random)")
+    parser.add_argument("--max-time", type=float, default=None, metavar="SECONDS",
+                        help="stop generating sessions after this long")
+    parser.add_argument("--out", type=Path, default=None, metavar="PATH",
+                        help="where to write the case file of a finding (default: ./reports/)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"per session (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--accept-equivalent-diffs", action="store_true",
+                        help="a different but equivalent diff is no disagreement")
+
+
+def run(args: argparse.Namespace) -> int:
+    request = FuzzRequest(
+        impl=args.impl,
+        examples=args.examples,
+        seed=args.seed,
+        max_time=args.max_time,
+        out=args.out,
+        timeout=args.timeout,
+        accept_equivalent_diffs=args.accept_equivalent_diffs,
+    )
+    return execute(request, stdout=sys.stdout, stderr=sys.stderr)

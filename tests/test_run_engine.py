@@ -1,0 +1,309 @@
+"""The run itself, against in-memory fake transports: verdicts, expected failures, workers,
+selection and the results file as it is written."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconf.paths import bundled_spec_dir
+from ctxconf.reference import run_case
+from ctxconf.runner.engine import RunOptions, run_suite
+from ctxconf.runner.errors import ImplementationStartError, ResultsFileError, UsageError
+from ctxconf.runner.reference_impl import ReferenceImplementation
+from ctxconf.runner.results import load, schema_problems
+from ctxconf.runner.transports import CaseFailure, FakeTransport, Message
+
+CASE_FILE = bundled_spec_dir() / "conformance" / "context.json"
+CASES: list[dict[str, Any]] = json.loads(CASE_FILE.read_text(encoding="utf-8"))["cases"]
+REFERENCE = ReferenceImplementation()
+
+
+def _fake(answer: Callable[[Message], Message] | None = None, **kw: Any) -> Callable[[], Any]:
+    return lambda: FakeTransport(answer or REFERENCE.run, **kw)
+
+
+def _run(answer: Callable[[Message], Message] | None = None, **options: Any) -> Any:
+    factory = options.pop("factory", None) or _fake(answer)
+    path = options.pop("results_path", None)
+    return run_suite(RunOptions(impl="fake", **options), factory=factory, results_path=path)
+
+
+def _verdicts(results: Any) -> dict[str, str]:
+    return {case.name: case.verdict for case in results.cases}
+
+
+def test_reference_answers_pass_everything(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    results = _run(results_path=path)
+    assert [c.name for c in results.cases] == [c["name"] for c in CASES]
+    assert set(_verdicts(results).values()) == {"pass"}
+    assert results.footer.exit_code == 0
+    assert results.footer.totals["pass"] == len(CASES)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert schema_problems(data) == []
+    assert load(path).to_json() == results.to_json() == data
+
+
+def _break_step(name: str, index: int) -> Callable[[Message], Message]:
+    steps = next(c["steps"] for c in CASES if c["name"] == name)
+
+    def answer(request: Message) -> Message:
+        response = REFERENCE.run(request)
+        if request["case"]["steps"] == steps:
+            response["outputs"][index] += " "
+        return response
+
+    return answer
+
+
+def test_one_wrong_text_fails_that_step_only() -> None:
+    name = CASES[0]["name"]
+    results = _run(_break_step(name, 1))
+    verdicts = _verdicts(results)
+    assert verdicts.pop(name) == "fail"
+    assert set(verdicts.values()) == {"pass"}
+    case = results.cases[0]
+    assert [s.verdict for s in case.steps] == ["pass", "fail"]
+    assert case.steps[1].actual == CASES[0]["expect"][1] + " "
+    assert case.steps[1].expected == CASES[0]["expect"][1]
+    assert results.footer.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("raised", "verdict", "message"),
+    [
+        (CaseFailure("timeout", "no answer within 1 s"), "timeout", "no answer within 1 s"),
+        (CaseFailure("crash", "exited with code 3", stderr="boom"), "crash", "exited with code 3"),
+        (CaseFailure("error", "not JSON"), "error", "not JSON"),
+    ],
+    ids=["timeout", "crash", "error"],
+)
+def test_a_failing_transport_costs_one_case(raised: CaseFailure, verdict: str, message: str) -> None:
+    def answer(request: Message) -> Message:
+        if request["seq"] == 2:
+            raise raised
+        return REFERENCE.run(request)
+
+    results = _run(answer)
+    case = results.cases[2]
+    assert (case.verdict, case.message) == (verdict, message)
+    assert {s.verdict for s in case.steps} == {"not-run"}
+    assert all(s.actual is None for s in case.steps)
+    assert case.stderr == raised.stderr
+    assert sum(c.verdict == "pass" for c in results.cases) == len(CASES) - 1
+    assert results.footer.exit_code == 1
+
+
+def test_too_few_outputs_keep_what_was_received() -> None:
+    def answer(request: Message) -> Message:
+        response = REFERENCE.run(request)
+        if request["seq"] == 0:
+            response["outputs"].pop()
+        return response
+
+    case = _run(answer).cases[0]
+    assert case.verdict == "error"
+    assert case.message == "too few outputs: expected 2 (one per step), got 1"
+    assert [s.verdict for s in case.steps] == ["pass", "not-run"]
+
+
+def test_areas_the_implementation_does_not_list_are_skipped_unsent() -> None:
+    sent: list[Message] = []
+    hello = {**REFERENCE.hello(), "areas": ["prefix"]}
+    results = _run(factory=lambda: FakeTransport(lambda r: sent.append(r) or {}, hello=hello))
+    assert set(_verdicts(results).values()) == {"skipped"}
+    assert "does not list the area 'context'" in results.cases[0].message
+    assert sent == []
+    assert results.footer.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("hello", "message"),
+    [
+        ({"protocol": 2}, '"protocol" is 2'),
+        (None, "did not answer hello: went away"),
+    ],
+    ids=["bad-hello", "no-hello"],
+)
+def test_no_usable_hello_stops_the_run(hello: Message | None, message: str) -> None:
+    def gone() -> Message:
+        raise CaseFailure("crash", "went away")
+
+    factory = lambda: FakeTransport(REFERENCE.run, hello=hello if hello else gone)  # noqa: E731
+    with pytest.raises(ImplementationStartError, match=message):
+        _run(factory=factory)
+
+
+# -- expected failures -------------------------------------------------------------------------
+
+
+def _yaml(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "xfail.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_expected_failures_by_name_and_by_rule(tmp_path: Path) -> None:
+    broken = CASES[0]["name"]
+    rule = next(r for r in CASES[3]["rules"] if r not in CASES[0]["rules"])
+    listed = _yaml(tmp_path, f"{broken}: being fixed\n{rule}: not done yet\n")
+    results = _run(_break_step(broken, 0), expected_failures=listed)
+    by_name = {c.name: c for c in results.cases}
+    assert (by_name[broken].verdict, by_name[broken].message) == ("expected-failure", "being fixed")
+    with_rule = [c for c in results.cases if rule in c.rules]
+    assert with_rule and all(c.verdict == "unexpected-pass" for c in with_rule)
+    assert all(c.message == "not done yet" for c in with_rule)
+    assert results.footer.exit_code == 1
+    assert results.header.options.expected_failures == str(listed)
+
+
+def test_expected_failures_that_fail_leave_the_run_green(tmp_path: Path) -> None:
+    broken = CASES[0]["name"]
+    results = _run(_break_step(broken, 0), expected_failures=_yaml(tmp_path, f"{broken}: later\n"))
+    assert results.footer.totals["expected-failure"] == 1
+    assert results.footer.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ("- a\n- b\n", ["xfail.yaml:1:1: expected a mapping"]),
+        ("a-case: [x]\nBad Name: y\nother: ''\na-case: z\nn: 3\n",
+         ["xfail.yaml:1:9: the reason for 'a-case' must be a string",
+          "xfail.yaml:2:1: 'Bad Name' is neither a case name",
+          "xfail.yaml:3:8: the reason for 'other' is empty",
+          "xfail.yaml:5:4: the reason for 'n' must be a string"]),
+        ("a: b\nc: d\n  e: f\n", ["xfail.yaml:3:4: not valid YAML"]),
+        ("x-y: one\nx-y: two\n", ["xfail.yaml:2:1: 'x-y' is listed twice (first on line 1)"]),
+    ],
+    ids=["list", "many-problems", "syntax", "duplicate"],
+)
+def test_bad_expected_failures_files(tmp_path: Path, text: str, places: list[str]) -> None:
+    path = _yaml(tmp_path, text)
+    with pytest.raises(Exception) as raised:
+        _run(expected_failures=path)
+    message = str(raised.value)
+    assert type(raised.value).__name__ == "ExpectedFailuresError"
+    for place in places:
+        assert f"{tmp_path}/{place}" in message
+
+
+def test_unknown_entries_are_warned_about(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    path = _yaml(tmp_path, "no-such-case: gone\n")
+    run_suite(RunOptions(impl="fake", expected_failures=path), factory=_fake(),
+              on_warning=warnings.append)
+    assert warnings == [f"{path}:1: 'no-such-case' names no case and no rule of the case files: "
+                        "it has no effect"]
+
+
+# -- equivalent diffs --------------------------------------------------------------------------
+
+
+def _edit_case_file(tmp_path: Path) -> Path:
+    case = {"name": "swap-two-lines", "description": "d", "rules": ["ctx.edit.diff"],
+            "steps": [{"op": "edit", "id": "#e001", "path": "f.txt", "before": "x\ny\n",
+                       "after": "y\nx\n"}]}
+    case["expect"] = run_case(case)
+    path = tmp_path / "edits.json"
+    path.write_text(json.dumps({"area": "context", "version": "3.1.0", "description": "d",
+                                "cases": [case]}), encoding="utf-8")
+    return path
+
+
+def _other_diff(request: Message) -> Message:
+    response = REFERENCE.run(request)
+    bracket = response["outputs"][0].split("\n")[0]
+    return {**response, "outputs": [bracket + "\n@@ -1,2 +1,2 @@\n+y\n x\n-y"]}
+
+
+@pytest.mark.parametrize(("accept", "verdict", "code"), [(False, "equivalent-diff", 1),
+                                                         (True, "pass", 0)], ids=["strict", "accept"])
+def test_equivalent_diffs(tmp_path: Path, accept: bool, verdict: str, code: int) -> None:
+    results = _run(_other_diff, case_files=(_edit_case_file(tmp_path),),
+                   accept_equivalent_diffs=accept)
+    (case,) = results.cases
+    assert case.verdict == verdict
+    assert case.steps[0].verdict == "equivalent-diff"
+    assert results.footer.exit_code == code
+
+
+# -- workers, selection, the file ---------------------------------------------------------------
+
+
+def test_workers_share_the_cases_and_results_keep_case_order() -> None:
+    made: list[FakeTransport] = []
+    threads: set[int] = set()
+
+    def answer(request: Message) -> Message:
+        threads.add(threading.get_ident())
+        time.sleep(random.uniform(0, 0.004))
+        return REFERENCE.run(request)
+
+    def factory() -> FakeTransport:
+        made.append(FakeTransport(answer))
+        return made[-1]
+
+    results = _run(factory=factory, jobs=3)
+    assert [c.name for c in results.cases] == [c["name"] for c in CASES]
+    assert set(_verdicts(results).values()) == {"pass"}
+    assert len(made) == 3 and all(t.closed for t in made)
+    assert len(threads) == 3
+    seqs = sorted(r["seq"] for t in made for r in t.requests)
+    assert seqs == list(range(len(CASES)))
+
+
+@pytest.mark.parametrize(
+    ("k", "check"),
+    [
+        ("stub", lambda c: any("stub" in n for n in [c["name"], *c["rules"]])),
+        ("not stub", lambda c: not any("stub" in n for n in [c["name"], *c["rules"]])),
+        ("ctx.cap and not long", lambda c: any("ctx.cap" in r for r in c["rules"])
+         and not any("long" in n for n in [c["name"], *c["rules"]])),
+        ("compaction or recall", lambda c: any(w in n for n in [c["name"], *c["rules"]]
+                                               for w in ("compaction", "recall"))),
+    ],
+    ids=["word", "not", "and-not", "or"],
+)
+def test_k_chooses_by_name_or_rule(k: str, check: Callable[[dict[str, Any]], bool]) -> None:
+    wanted = [c["name"] for c in CASES if check(c)]
+    assert 0 < len(wanted) < len(CASES)
+    assert [c.name for c in _run(k=k).cases] == wanted
+
+
+def test_area_filter() -> None:
+    assert _run(areas=("prefix",)).cases == ()
+    assert len(_run(areas=("context",)).cases) == len(CASES)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"jobs": 0}, "-j 0"), ({"timeout": 0}, "--timeout 0"), ({"k": "a and"}, "ends too early"),
+     ({"spec_dir": Path("/no/such/spec")}, "no such folder")],
+    ids=["jobs", "timeout", "k", "spec"],
+)
+def test_unusable_options(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        _run(**options)
+
+
+def test_a_run_cut_short_leaves_a_file_without_footer(tmp_path: Path) -> None:
+    def answer(request: Message) -> Message:
+        if request["seq"] == 3:
+            raise KeyboardInterrupt
+        return REFERENCE.run(request)
+
+    path = tmp_path / "results.json"
+    with pytest.raises(KeyboardInterrupt):
+        _run(answer, results_path=path)
+    assert path.read_text(encoding="utf-8").count('\n{"area": ') == 3  # one case to a line
+    with pytest.raises(ResultsFileError, match="no footer: the run that wrote it was cut short"):
+        load(path)

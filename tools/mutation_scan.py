@@ -1,0 +1,104 @@
+"""A blind mutation scan of the reference: how many small source changes does the suite catch?
+
+Each mutant changes one token on one line of `reference/*.py` (a comparison, an arithmetic
+sign, a number, a boolean, `and`/`or`, a `reversed`); the bundled cases then run against it.
+A mutant that every case passes *survived*: either the suite misses something, or the change
+makes no difference (an equivalent mutant), which only reading it tells. Unlike the targeted
+mutants in tests/mutants.py, this needs no knowledge of the rules, so it finds what they miss.
+
+    python tools/mutation_scan.py [--show-survivors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "reference"
+SWAPS: list[tuple[str, str]] = [
+    (r" < ", " <= "), (r" <= ", " < "), (r" > ", " >= "), (r" >= ", " > "),
+    (r" == ", " != "), (r" != ", " == "), (r" \+ 1\b", " + 2"), (r" - 1\b", " - 2"),
+    (r" \+ 1\b", ""), (r" - 1\b", ""), (r"\band\b", "or"), (r"\bor\b", "and"),
+    (r"\bTrue\b", "False"), (r"\bFalse\b", "True"), (r"reversed\((.*?)\)", r"(\1)"),
+    (r"\bnot ", ""), (r"\[-", "["), (r"start=1\b", "start=0"),
+]
+
+
+def mutants(source: str) -> list[tuple[int, str]]:
+    """(line index, mutated line) for every swap that applies to a code line."""
+    found = []
+    in_docstring = False
+    for index, line in enumerate(source.split("\n")):
+        quotes = line.count('"""')
+        if in_docstring or quotes:
+            in_docstring = in_docstring != (quotes % 2 == 1)
+            continue
+        code = line.split("#", 1)[0]
+        if not code.strip() or code.lstrip().startswith(("def ", "class ", "from ", "import ", "@")):
+            continue
+        for pattern, replacement in SWAPS:
+            for match in re.finditer(pattern, code):
+                mutated = code[: match.start()] + match.expand(replacement) + code[match.end():]
+                found.append((index, mutated + line[len(code):]))
+    return found
+
+
+def load(package_dir: Path, name: str):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--show-survivors", action="store_true")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from ctxconf.reference import ContextConfig
+
+    config = ContextConfig.load()
+    cases = json.loads((ROOT / "spec" / "conformance" / "context.json").read_text())["cases"]
+    killed, survived = 0, []
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as temp:
+        for source_file in sorted(REFERENCE.glob("*.py")):
+            source = source_file.read_text()
+            for number, (index, mutated) in enumerate(mutants(source)):
+                name = f"scan_{source_file.stem}_{number}"
+                target = Path(temp) / name
+                shutil.copytree(REFERENCE, target, ignore=shutil.ignore_patterns("__pycache__"))
+                lines = source.split("\n")
+                original = lines[index]
+                lines[index] = mutated
+                (target / source_file.name).write_text("\n".join(lines))
+                try:
+                    module = load(target, name)
+                    caught = any(module.run_case(case, config) != case["expect"] for case in cases)
+                except Exception:
+                    caught = True
+                if caught:
+                    killed += 1
+                else:
+                    survived.append(f"{source_file.name}:{index + 1}: {original.strip()}  ->  {mutated.strip()}")
+    total = killed + len(survived)
+    print(f"{total} mutants of reference/*.py: {killed} caught, {len(survived)} survived "
+          f"({100 * killed / max(total, 1):.1f} % caught) in {time.perf_counter() - start:.1f}s")
+    if args.show_survivors:
+        print("\n".join(survived))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
