@@ -426,6 +426,15 @@ class _Builder:
 
 
 @st.composite
+def _step_then_more(draw: Draw, builder: _Builder, max_steps: int) -> bool:
+    """One step, then whether another follows. Each step with its coin is one span of choices
+    (not a count drawn up front), so shrinking can delete any step whole, as in a list."""
+    builder.draw = draw
+    builder.step()
+    return len(builder.steps) < max_steps and _maybe(draw, 85)
+
+
+@st.composite
 def sessions(draw: Draw, max_steps: int = 12, max_lines: int = 30) -> Case:
     """A session of the context area, as a case without its expected texts:
     `{"limits"?: {...}, "steps": [...]}`; about one in twenty is larger than the bounds."""
@@ -436,11 +445,8 @@ def sessions(draw: Draw, max_steps: int = 12, max_lines: int = 30) -> Case:
     if case_limits is not None:
         case["limits"] = case_limits
     builder = _Builder(draw, case_limits or default_cap(), max_lines)
-    # One step, then another while a coin says so (not a drawn count): so a shrink can delete
-    # any step, not only the last ones.
-    builder.step()
-    while len(builder.steps) < max_steps and _maybe(draw, 85):
-        builder.step()
+    while draw(_step_then_more(builder, max_steps)):
+        pass
     case["steps"] = builder.steps
     return case
 

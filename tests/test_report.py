@@ -463,7 +463,7 @@ def test_empty_text_is_named() -> None:
         "unknown-link",
         "fence",
         "list",
-    ],  # fmt: skip
+    ],
 )
 def test_rule_text_markdown(source: str, html: str) -> None:
     assert html in str(markdown_html(source, {"ctx.stub.range"}))

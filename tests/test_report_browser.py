@@ -42,7 +42,8 @@ FLAGS = [
 TIMEOUT = 30.0
 
 pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
 )
 
 
@@ -140,9 +141,7 @@ class Browser:
             ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
         )
         for kind in ("mousePressed", "mouseReleased"):
-            self.send(
-                "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
-            )
+            self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
     def screenshot(self, path: Path) -> None:
         data = self.send("Page.captureScreenshot", format="png")["data"]
@@ -197,7 +196,9 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
         opened.close()
 
 
-VISIBLE = "(s) => { const e = document.querySelector(s); return !!e && e.getClientRects().length > 0; }"
+VISIBLE = (
+    "(s) => { const e = document.querySelector(s); return !!e && e.getClientRects().length > 0; }"
+)
 
 
 def visible(browser: Browser, selector: str) -> bool:
@@ -221,7 +222,10 @@ def test_failures_only_hides_passing_cases(browser: Browser, report_url: str) ->
     assert browser.evaluate("document.getElementById('only-failures').checked") is True
     assert not visible(browser, passing)
     assert not visible(browser, "#passed") and not visible(browser, "#skipped")
-    assert visible(browser, failing) and visible(browser, "#case-context-read-after-own-edit-is-full")
+    assert visible(browser, "#rule-totals") and visible(browser, "#spec")
+    assert visible(browser, failing) and visible(
+        browser, "#case-context-read-after-own-edit-is-full"
+    )
     browser.click("#only-failures")
     assert visible(browser, passing)
     assert browser.errors() == []
@@ -241,7 +245,9 @@ def test_an_implementation_script_stays_text(browser: Browser, report_url: str) 
 def test_diff_columns_side_by_side_wide_and_stacked_narrow(
     browser: Browser, report_url: str
 ) -> None:
-    columns = "getComputedStyle(document.querySelector('.diff')).gridTemplateColumns.split(' ').length"
+    columns = (
+        "getComputedStyle(document.querySelector('.diff')).gridTemplateColumns.split(' ').length"
+    )
     browser.open(report_url, 1280)
     assert browser.evaluate(columns) == 2
     browser.open(report_url, 375, 812, mobile=True)

@@ -1,0 +1,135 @@
+"""What the terminal shows (diffs with visible whitespace, the summary line, the progress line)
+and the -k expression language."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from ctxconf.runner.display import Progress, summary_line, visible_diff
+from ctxconf.runner.errors import UsageError
+from ctxconf.runner.results import CASE_VERDICTS, CaseResult
+from ctxconf.runner.selection import parse_selector
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "lines"),
+    [
+        ("a\nb", "a \nb", ["-a⏎", "+a·⏎"]),
+        ("a\tb", "a  b", ["-a→b", "+a  b"]),
+        ("a\nb", "a\r\nb", ["-a⏎", "+a␍⏎"]),
+        ("a\nb", "a\nb\n", ["-b", "+b⏎"]),
+        ("x\ny  \nz", "x\ny\nz", ["-y··⏎", "+y⏎", " z"]),
+    ],
+    ids=["trailing-space", "tab", "carriage-return", "final-newline", "context-unmarked"],
+)
+def test_visible_diff(expected: str, actual: str, lines: list[str]) -> None:
+    diff = visible_diff(expected, actual).split("\n")
+    assert diff[:2] == ["--- expected", "+++ actual"]
+    assert diff[2].startswith("@@ ")
+    body = diff[3:]
+    position = 0
+    for line in lines:  # in this order, not necessarily adjacent
+        assert line in body[position:], (line, body)
+        position = body.index(line, position) + 1
+
+
+def test_equal_texts_have_no_diff() -> None:
+    assert visible_diff("same\n", "same\n") == ""
+
+
+@pytest.mark.parametrize(
+    ("totals", "line"),
+    [
+        ({"pass": 3}, "3 passed, 0 failed"),
+        ({"pass": 1, "fail": 2, "error": 1, "crash": 2, "skipped": 1},
+         "1 passed, 2 failed, 1 error, 2 crashes, 1 skipped"),
+        ({"expected-failure": 2, "unexpected-pass": 1, "equivalent-diff": 1, "timeout": 1},
+         "0 passed, 0 failed, 1 equivalent diff, 1 timeout, 1 unexpected pass, "
+         "2 expected failures"),
+    ],
+    ids=["clean", "mixed", "others"],
+)
+def test_summary_line(totals: dict[str, int], line: str) -> None:
+    assert summary_line(totals) == line
+    assert summary_line(totals, 1.5) == line + " in 1.50 s"
+
+
+def _case(verdict: str) -> CaseResult:
+    return CaseResult("context", "c.json", f"case-{verdict}", "", (), verdict, "", 0.0, "", ())  # type: ignore[arg-type]
+
+
+def test_progress_rewrites_one_line_on_a_terminal() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, 3, enabled=True)
+    for verdict in ("pass", "fail", "pass"):
+        progress.update(_case(verdict))
+    progress.clear()
+    text = stream.getvalue()
+    assert "\n" not in text
+    assert text.count("\r") == 4
+    assert "[3/3] 1 not passing  case-pass" in text
+    assert text.endswith("\r\x1b[K")
+
+
+def test_no_progress_off_a_terminal() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, len(CASE_VERDICTS), enabled=False)
+    for verdict in CASE_VERDICTS:
+        progress.update(_case(verdict))
+    progress.clear()
+    assert stream.getvalue() == ""
+
+
+# -- -k --------------------------------------------------------------------------------------
+
+NAMES = {
+    "stub": ["reread-is-stub", "ctx.stub.unchanged"],
+    "cap": ["long-output", "ctx.cap.head"],
+    "both": ["capped-stub", "ctx.cap.head", "ctx.stub.range"],
+}
+
+
+@pytest.mark.parametrize(
+    ("expression", "chosen"),
+    [
+        ("stub", {"stub", "both"}),
+        ("STUB", {"stub", "both"}),
+        ("not stub", {"cap"}),
+        ("stub and cap", {"both"}),
+        ("stub and not cap", {"stub"}),
+        ("long or reread", {"stub", "cap"}),
+        ("not (stub or long)", set()),
+        ("ctx.cap and (range or not capped)", {"both", "cap"}),
+        ("not not cap", {"cap", "both"}),
+        ("reread or long and range", {"stub"}),
+    ],
+)
+def test_k_expressions(expression: str, chosen: set[str]) -> None:
+    selector = parse_selector(expression)
+    assert {key for key, names in NAMES.items() if selector.matches(names)} == chosen
+
+
+def test_and_binds_tighter_than_or() -> None:
+    # "x or y and z" is "x or (y and z)": a case with only x matches.
+    assert parse_selector("x or y and z").matches(["x"])
+    assert not parse_selector("(x or y) and z").matches(["x"])
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("", "is empty"),
+        ("   ", "is empty"),
+        ("a and", "ends too early"),
+        ("and a", "unexpected 'and'"),
+        ("(a or b", "ends too early"),
+        ("a b", "unexpected 'b'"),
+        ("a )", "unexpected ')'"),
+    ],
+)
+def test_bad_k_expressions(expression: str, message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(message)):
+        parse_selector(expression)

@@ -1,0 +1,139 @@
+"""Implementations that break on purpose (tests/fauxmplementations/), run as users run them:
+each costs the one case it breaks on (the second of the run), with a verdict saying what
+happened, while every other case of the same run still passes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconf.paths import bundled_spec_dir
+from ctxconf.runner.results import load
+
+from .cli import ctxconf
+
+FAUX = Path(__file__).resolve().parent / "fauxmplementations"
+CASES: list[dict[str, Any]] = json.loads(
+    (bundled_spec_dir() / "conformance" / "context.json").read_text(encoding="utf-8")
+)["cases"]
+BROKEN = 1  # the seq the fauxmplementations break on: the second case
+
+
+def _cmd(script: str) -> str:
+    return f"cmd:{sys.executable} {FAUX / script}.py"
+
+
+def _check_one_case_lost(tmp_path: Path, stdout: str, verdict: str, message: str) -> Any:
+    results = load(tmp_path / "results.json")
+    broken = results.cases[BROKEN]
+    assert broken.name == CASES[BROKEN]["name"]
+    assert broken.verdict == verdict
+    assert message in broken.message
+    others = [c.verdict for i, c in enumerate(results.cases) if i != BROKEN]
+    assert others == ["pass"] * (len(CASES) - 1)
+    last = stdout.rstrip("\n").split("\n")[-1]
+    assert last.startswith(f"{len(CASES) - 1} passed, 0 failed, ")
+    return broken
+
+
+@pytest.mark.parametrize(
+    ("script", "verdict", "message", "stderr"),
+    [
+        ("crash_on_run", "crash", "the implementation exited with code 3 before answering",
+         "crash_on_run: giving up on purpose"),
+        ("hang", "timeout",
+         "no answer within 1 s: the implementation was killed (its whole process group)",
+         "hang: child pid"),
+        ("nonjson_on_run", "error", "the response is not JSON (Expecting value at column 1): "
+         "'this is not JSON'", ""),
+        ("array_on_run", "error", "not a protocol message: a JSON array: '[1, 2, 3]'", ""),
+        ("two_answers", "error", 'exactly one of "outputs", "error" or "skipped"; found '
+         '"outputs" and "error"', ""),
+        ("wrong_seq", "error", "wrong seq: the response says 101, the request 1", ""),
+        ("too_few_outputs", "error", "too few outputs: expected 4 (one per step), got 3", ""),
+        ("too_many_outputs", "error", "too many outputs: expected 4 (one per step), got 5", ""),
+        ("non_utf8", "error", "the response is not UTF-8: byte 0xe9 at offset 27", ""),
+        ("huge_line", "error", "a response line longer than 67108864 bytes", ""),
+        ("error_on_run", "error",
+         "the implementation answered with an error: multiedit is not implemented", ""),
+    ],
+    ids=lambda value: value if isinstance(value, str) and value.isidentifier() else None,
+)
+def test_broken_case_costs_one_case(
+    tmp_path: Path, script: str, verdict: str, message: str, stderr: str
+) -> None:
+    assert len(CASES[BROKEN]["steps"]) == 4  # the counts in the messages above
+    timeout = "1" if script == "hang" else "10"
+    done = ctxconf("run", "--impl", _cmd(script), "--timeout", timeout,
+                   "--json", tmp_path / "results.json", cwd=tmp_path, expect=1)
+    broken = _check_one_case_lost(tmp_path, done.stdout, verdict, message)
+    assert stderr in broken.stderr
+    assert f"{verdict.upper()} {broken.name}: {message}" in done.stdout
+    if stderr:
+        assert f"  | {stderr}" in done.stdout
+
+
+def test_a_skipped_case_does_not_fail_the_run(tmp_path: Path) -> None:
+    done = ctxconf("run", "--impl", _cmd("skip_on_run"), "--json", tmp_path / "results.json",
+                   cwd=tmp_path, expect=0)
+    broken = _check_one_case_lost(tmp_path, done.stdout, "skipped", "not in this harness")
+    assert [s.verdict for s in broken.steps] == ["not-run"] * 4
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("bad_hello", '"protocol" is 99, the runner speaks 1'),
+        ("crash_on_start", "exited with code 1 before answering\n--- its stderr:\n"
+         "crash_on_start: no configuration found"),
+    ],
+    ids=["bad_hello", "crash_on_start"],
+)
+def test_no_hello_no_run(tmp_path: Path, script: str, message: str) -> None:
+    done = ctxconf("run", "--impl", _cmd(script), cwd=tmp_path, expect=2)
+    assert "ctxconf run: the implementation did not answer hello: " in done.stderr
+    assert message in done.stderr
+    assert not (tmp_path / "reports" / "results.json").exists()
+
+
+@pytest.fixture
+def http_faux(request: pytest.FixtureRequest) -> Iterator[str]:
+    server = subprocess.Popen(
+        [sys.executable, str(FAUX / f"{request.param}.py")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.kill()
+        server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+@pytest.mark.parametrize(
+    ("http_faux", "message"),
+    [
+        ("http_error_status", 'POST /run: HTTP 500 Internal Server Error: {"error": '
+         '"internal trouble"}'),
+        ("reset_connection", "POST /run: the connection was reset"),
+    ],
+    indirect=["http_faux"],
+    ids=["http_error_status", "reset_connection"],
+)
+def test_broken_http_answers_cost_one_case(tmp_path: Path, http_faux: str, message: str) -> None:
+    assert http_faux.startswith("http://127.0.0.1:")
+    done = ctxconf("run", "--impl", http_faux, "--json", tmp_path / "results.json",
+                   cwd=tmp_path, expect=1)
+    _check_one_case_lost(tmp_path, done.stdout, "error", message)
+
+
+def test_refused_connection_stops_the_run(tmp_path: Path) -> None:
+    done = ctxconf("run", "--impl", "http://127.0.0.1:1", cwd=tmp_path, expect=2)
+    assert "GET /hello: connection refused by http://127.0.0.1:1" in done.stderr
