@@ -7,8 +7,8 @@ an edit it is GNU `diff -u` on the same two files, run as a subprocess.
 
 Times are medians of several rounds (`time.perf_counter`), reference and baseline alternating
 round by round so that a busy machine slows both alike. Peak memory is taken in a separate round
-under `tracemalloc`, which would slow the timed rounds; GNU diff's memory is its maximum resident
-set size from `os.wait4`, the only measure a child process offers.
+under `tracemalloc`, which would slow the timed rounds; GNU diff, a program of its own, is
+measured by its maximum resident set size as GNU time (`/usr/bin/time`) reports it.
 
     python bench/bench_reference.py                  # full sizes, prints markdown tables
     python bench/bench_reference.py --quick          # small sizes, a smoke run of a few seconds
@@ -34,13 +34,15 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import ctxconf.reference as reference_package
 from ctxconf.reference import Session
-from ctxconf.reference import diff as reference_diff
 from ctxconf.reference.config import ContextConfig
+from ctxconf.reference.diff import unified_diff
 
 README = Path(__file__).parent / "README.md"
 START_MARKER = "<!-- reference:start -->"
@@ -124,13 +126,12 @@ class Row:
 
 @dataclass(frozen=True)
 class DiffProfile:
-    """Where an edit's time goes: Myers alone, the whole diff, and the edit distance."""
+    """Where an edit's time goes: the pure-Python diff alone, and the edit distance it found."""
 
     name: str
     lines: int
     repeated_share: float
     distance: int
-    myers_median: float
     diff_median: float
     edit_median: float
     gnu_median: float
@@ -254,30 +255,24 @@ def _baseline(text: str) -> Thunk:
     return run
 
 
-def time_pair(ref: Prepare, base: Prepare, rounds: int) -> tuple[list[float], list[float]]:
-    """Seconds per round of `ref` and of `base`, alternating: a load spike hits both."""
-    ref_times: list[float] = []
-    base_times: list[float] = []
+def time_rounds(subjects: Sequence[Prepare], rounds: int) -> list[list[float]]:
+    """Seconds per round of each subject, taking turns round by round: a spike of load from
+    elsewhere on the machine hits them all rather than one of them."""
+    times: list[list[float]] = [[] for _ in subjects]
     for _ in range(rounds):
-        for prepare, times in ((base, base_times), (ref, ref_times)):
+        for prepare, seconds in zip(subjects, times, strict=True):
             thunk = prepare()
             gc.collect()
             started = time.perf_counter()
             result = thunk()
-            times.append(time.perf_counter() - started)
+            seconds.append(time.perf_counter() - started)
             del result
-    return ref_times, base_times
-
-
-def time_alone(prepare: Prepare, rounds: int) -> list[float]:
-    times: list[float] = []
-    for _ in range(rounds):
-        thunk = prepare()
-        gc.collect()
-        started = time.perf_counter()
-        thunk()
-        times.append(time.perf_counter() - started)
     return times
+
+
+def time_pair(ref: Prepare, base: Prepare, rounds: int) -> tuple[list[float], list[float]]:
+    base_times, ref_times = time_rounds([base, ref], rounds)
+    return ref_times, base_times
 
 
 def heap_peak(prepare: Prepare) -> int:
@@ -355,7 +350,7 @@ def bench_read(sizes: Sizes, config: ContextConfig) -> Row:
     ref_times, base_times = time_pair(ref, lambda: _baseline(content), sizes.rounds)
     return Row(
         name="read",
-        call='`Session().read(path, content)`, default window',
+        call="`Session().read(path, content)`, default window",
         baseline="SHA-256 + `str.split`",
         input_desc=f"{_lines_of(content):,} lines, {_mb(_size(content))}",
         input_bytes=_size(content),
@@ -409,7 +404,9 @@ def bench_dedupe(sizes: Sizes, config: ContextConfig) -> Row:
 
         return run
 
-    _, second = ref()()  # type: ignore[misc]
+    session = Session(config)
+    session.output("list", {"path": "."}, text)
+    second = session.output("list", {"path": "."}, again)
     assert second == "[#0002] Same result as #0001.", second
     ref_times, base_times = time_pair(ref, lambda: _baseline(text), sizes.rounds)
     return Row(
@@ -430,23 +427,27 @@ def bench_dedupe(sizes: Sizes, config: ContextConfig) -> Row:
 def bench_diff(
     sizes: Sizes, config: ContextConfig, folder: Path, repeated: bool
 ) -> tuple[Row, DiffProfile]:
+    """`Session().edit` beside GNU diff, and the pure-Python diff alone (no session, no cap)."""
     before, after = diff_inputs(sizes, repeated)
-    gnu = GnuDiff(before, after, folder, "repeated" if repeated else "unique")
     label = "repeated" if repeated else "unique"
+    gnu = GnuDiff(before, after, folder, label)
 
     def ref() -> Thunk:
         session = Session(config)
         return lambda: session.edit("src/big.js", before, after)
 
+    def diff() -> str:
+        return unified_diff(before, after, config.diff_context, config.texts)
+
     check = ref()()
     assert isinstance(check, str) and "\n@@ -" in check
-    ref_times, base_times = time_pair(ref, gnu.prepare, sizes.rounds)
+    base_times, ref_times, diff_times = time_rounds([gnu.prepare, ref, lambda: diff], sizes.rounds)
     row = Row(
         name=f"diff ({label} lines)",
         call="`Session().edit(path, before, after)`",
         baseline="GNU `diff -u` (subprocess)",
         input_desc=(
-            f"2 × {sizes.diff_lines:,} lines, {sizes.diff_changes} changes, "
+            f"2 x {sizes.diff_lines:,} lines, {sizes.diff_changes} changes, "
             f"{_mb(_size(before) + _size(after))}"
         ),
         input_bytes=_size(before) + _size(after),
@@ -457,41 +458,20 @@ def bench_diff(
         base_peak_kind="rss",
         time_target=TIME_TARGETS["diff"],
     )
-    return row, _diff_profile(sizes, config, before, after, row, label)
-
-
-def _diff_profile(
-    sizes: Sizes, config: ContextConfig, before: str, after: str, row: Row, label: str
-) -> DiffProfile:
-    a = reference_diff._lines_with_ends(before)
-    b = reference_diff._lines_with_ends(after)
-    codes: dict[str, int] = {}
-    a_codes = [codes.setdefault(line, len(codes)) for line in a]
-    b_codes = [codes.setdefault(line, len(codes)) for line in b]
-    matches = reference_diff._myers_matches(a_codes, b_codes)
-    counts: dict[str, int] = {}
-    for line in a:
-        counts[line] = counts.get(line, 0) + 1
-    repeated_share = sum(n for n in counts.values() if n > 1) / len(a)
-    myers = time_alone(
-        lambda: lambda: reference_diff._myers_matches(a_codes, b_codes), sizes.rounds
-    )
-    whole = time_alone(
-        lambda: lambda: reference_diff.unified_diff(
-            before, after, config.diff_context, config.texts
-        ),
-        sizes.rounds,
-    )
-    return DiffProfile(
+    # Every changed line is in the hunks, so they tell the length D of the edit script.
+    distance = sum(line[:1] in ("-", "+") for line in diff().split("\n"))
+    lines = before.split("\n")[:-1]
+    repeated_share = sum(n for n in Counter(lines).values() if n > 1) / len(lines)
+    profile = DiffProfile(
         name=f"{label} lines",
-        lines=len(a),
+        lines=len(lines),
         repeated_share=repeated_share,
-        distance=len(a) + len(b) - 2 * len(matches),
-        myers_median=statistics.median(myers),
-        diff_median=statistics.median(whole),
+        distance=distance,
+        diff_median=statistics.median(diff_times),
         edit_median=row.ref_median,
         gnu_median=row.base_median,
     )
+    return row, profile
 
 
 # -- reporting --------------------------------------------------------------------------------
@@ -518,8 +498,8 @@ def time_table(rows: Sequence[Row]) -> list[str]:
     for row in rows:
         out.append(
             f"| {row.name} | {row.call} | {row.input_desc} | {_ms(row.ref_median)} | "
-            f"{row.baseline} | {_ms(row.base_median)} | {row.ratio:.2f}× | "
-            f"≤ {row.time_target:g}× | {_verdict(row.ratio <= row.time_target)} |"
+            f"{row.baseline} | {_ms(row.base_median)} | {row.ratio:.2f}x | "
+            f"≤ {row.time_target:g}x | {_verdict(row.ratio <= row.time_target)} |"
         )
     return out
 
@@ -535,7 +515,7 @@ def memory_table(rows: Sequence[Row]) -> list[str]:
         base = "n/a" if row.base_peak is None else f"{_mb(row.base_peak)} ({kind})"
         out.append(
             f"| {row.name} | {_mb(row.input_bytes)} | {_mb(row.ref_peak)} | "
-            f"{row.memory_ratio:.2f}× | < {MEMORY_TARGET:g}× | "
+            f"{row.memory_ratio:.2f}x | < {MEMORY_TARGET:g}x | "
             f"{_verdict(row.memory_ratio < MEMORY_TARGET)} | {base} |"
         )
     return out
@@ -543,17 +523,80 @@ def memory_table(rows: Sequence[Row]) -> list[str]:
 
 def diff_table(profiles: Sequence[DiffProfile]) -> list[str]:
     out = [
-        "| Diff input | Lines | Lines repeated in the file | Edit distance D | Myers matches | "
-        "`unified_diff` | `Session().edit` | GNU `diff -u` |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| Diff input | Lines | Lines repeated in the file | Edit distance D | "
+        "`unified_diff` alone | `Session().edit` | GNU `diff -u` |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for p in profiles:
         out.append(
             f"| {p.name} | {p.lines:,} | {p.repeated_share:.0%} | {p.distance:,} | "
-            f"{_ms(p.myers_median)} | {_ms(p.diff_median)} | {_ms(p.edit_median)} | "
+            f"{_ms(p.diff_median)} | {_ms(p.edit_median)} | "
             f"{_ms(p.gnu_median)} |"
         )
     return out
+
+
+# Why a benchmark can miss its target, from profiling the reference (cProfile, tracemalloc):
+# printed under the tables only for the targets a run misses.
+MISS_NOTES = {
+    ("time", "read"): "`read` hashes the whole content and counts its lines but splits only as "
+    "far as the window; a miss means the window's split and numbering outweigh one whole split.",
+    ("time", "cap"): "`cap_text` splits the whole output into lines (`split_lines`) to keep a "
+    "head and a tail of a few hundred lines; that split is nearly all of its time.",
+    ("time", "dedupe"): "The first listing is capped like any output (a whole split); the "
+    "second only compares the two texts.",
+    ("time", "diff"): "Myers' search and the bookkeeping after it (one `_Op` per line of the "
+    "edit script, then a pass over all of them) run in Python, a step per line, where GNU diff "
+    "runs in C.",
+    ("memory", "read"): "`line_window` splits with a limit, which leaves the rest of the text "
+    "as one more string (a copy of nearly all of it); hashing encodes another copy.",
+    ("memory", "cap"): "`cap_text` holds the whole split: a `str` per line (about 50 bytes of "
+    "header each) and a list slot, for a head and a tail of a few hundred lines.",
+    ("memory", "dedupe"): "The first listing is capped like any output and holds its whole split.",
+    ("memory", "diff"): "The edit holds several Python objects per line at once: every line "
+    "of both files as its own `str` with its `\\n` (about 50 bytes of header each), a number "
+    "per line, a tuple for each common line from Myers' backtrack, and one `_Op` per line of "
+    "the edit script. With lines of a few dozen characters or less these outweigh the text "
+    "several times over. Numbering each distinct line once, keeping runs of common lines "
+    "rather than single ones and building hunks from the changed blocks would give the same "
+    "output at about 2-3x the input.",
+}
+
+
+def _family(row: Row) -> str:
+    return row.name.split()[0]
+
+
+def notes(rows: Sequence[Row]) -> list[str]:
+    """One line per kind of miss, naming every row that shows it."""
+    missed: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        if row.ratio > row.time_target:
+            missed.setdefault(("time", _family(row)), []).append(f"{row.name} {row.ratio:.2f}x")
+        if row.memory_ratio >= MEMORY_TARGET:
+            missed.setdefault(("memory", _family(row)), []).append(
+                f"{row.name} {row.memory_ratio:.2f}x"
+            )
+    return [
+        f"- {kind.capitalize()}, {'; '.join(names)}: {MISS_NOTES[kind, family]}"
+        for (kind, family), names in missed.items()
+    ] or ["Every target is met."]
+
+
+def _reference_version() -> str:
+    """The commit of the checkout, if any, and a digest of the reference sources measured."""
+    sources = Path(reference_package.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(sources.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    commit = subprocess.run(
+        ["git", "-C", str(sources), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    where = f"commit {commit}, " if commit else ""
+    return f"{where}sources sha256 {digest.hexdigest()[:12]}"
 
 
 def machine_lines() -> list[str]:
@@ -575,10 +618,17 @@ def machine_lines() -> list[str]:
         f"{platform.release()}",
         f"- Python {platform.python_version()} ({platform.python_implementation()}); "
         f"{diff_version[0] if diff_version else 'diff: unknown version'}",
+        f"- Reference measured: {_reference_version()}",
     ]
 
 
-def render(rows: Sequence[Row], profiles: Sequence[DiffProfile], sizes: Sizes, quick: bool) -> str:
+def render(
+    rows: Sequence[Row],
+    profiles: Sequence[DiffProfile],
+    sizes: Sizes,
+    quick: bool,
+    load_before: float,
+) -> str:
     mode = "quick (smoke sizes)" if quick else "full"
     process_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     parts = [
@@ -590,7 +640,8 @@ def render(rows: Sequence[Row], profiles: Sequence[DiffProfile], sizes: Sizes, q
         *machine_lines(),
         f"- Mode: {mode}; {sizes.rounds} timed rounds per figure, reference and baseline "
         "alternating; the bench process reached "
-        f"{_mb(process_rss)} max RSS in all.",
+        f"{_mb(process_rss)} max RSS in all; load average (1 min) {load_before:.2f} before "
+        f"the run, {os.getloadavg()[0]:.2f} after it, on {os.cpu_count()} CPUs.",
         "",
         "### Time",
         "",
@@ -603,6 +654,10 @@ def render(rows: Sequence[Row], profiles: Sequence[DiffProfile], sizes: Sizes, q
         "### Diff: where the time goes",
         "",
         *diff_table(profiles),
+        "",
+        "### Why a target is missed",
+        "",
+        *notes(rows),
         "",
         "### Method",
         "",
@@ -652,14 +707,15 @@ def write_readme(section: str, path: Path = README) -> None:
 _INTRO = """\
 # Benchmarks
 
-Each benchmark is a script in this folder, run from the repository root with the project's
-virtualenv: `python bench/bench_reference.py` measures the reference implementation (read, cap,
-dedupe and diff, each beside a baseline), and every other `bench/bench_*.py` script runs the same
-way. Every script takes `--quick` for a smoke run on small inputs (a few seconds; the test suite
-runs it) and `--write-readme` to rewrite its own section of this file, between its
-`<!-- name:start -->` and `<!-- name:end -->` markers, with the figures of a full run. Full runs
-take a few minutes and are meant for a quiet machine; figures below state when and where they
-were taken.
+Two scripts, each run from the repository root with the project installed
+(`pip install -e '.[test]'`): `python bench/bench_reference.py` measures the reference
+implementation (a read, the output cap, a repeated listing and an edit's diff, each beside a
+baseline over the same input), and `python bench/runner_bench.py` measures the runner (one suite
+over each transport, and `-j 1` against `-j 2`). Both take `--quick` for a smoke run on small
+inputs (a few seconds) and `--write-readme` to rewrite their own section
+of this file, between its `<!-- reference:… -->` or `<!-- runner:… -->` markers, with the
+figures of that run; the reference benchmark's full run takes under a minute. Each section says
+when, where and on which code its figures were taken; take them on a quiet machine.
 """
 
 
@@ -681,6 +737,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     sizes = QUICK if args.quick else FULL
     config = ContextConfig.load()
+    load_before = os.getloadavg()[0]
     rows: list[Row] = []
     profiles: list[DiffProfile] = []
     # Each benchmark frees its input before the next one builds its own.
@@ -692,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             row, profile = bench_diff(sizes, config, Path(folder), repeated)
             rows.append(row)
             profiles.append(profile)
-    section = render(rows, profiles, sizes, args.quick)
+    section = render(rows, profiles, sizes, args.quick, load_before)
     print(section, end="")
     if args.write_readme:
         write_readme(section)

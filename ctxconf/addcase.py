@@ -1,9 +1,12 @@
-"""Adding a case from a short YAML file: the steps as written, the expected texts from the reference."""
+"""Adding a case from a short YAML file: the steps as written, the expected texts from the reference
+of the case file's area."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,7 +14,7 @@ from typing import Any
 import yaml
 
 from ctxconf.casefile import case_names, with_case
-from ctxconf.reference import ContextConfig, run_case
+from ctxconf.reference import run_area_case
 from ctxconf.validate import validate_files
 
 _CASE_KEYS = ("name", "description", "rules", "limits", "steps")
@@ -41,16 +44,22 @@ def load_yaml_cases(path: Path) -> list[dict[str, Any]]:
     return [{key: case[key] for key in (*_CASE_KEYS, *case) if key in case} for case in cases]
 
 
-def add_cases(yaml_path: Path, case_file: Path, config: ContextConfig) -> list[str]:
-    """Add the YAML file's cases to `case_file`, validated, written atomically; their names."""
+def add_cases(yaml_path: Path, case_file: Path, loop: Mapping[str, Any]) -> list[str]:
+    """Add the YAML file's cases to `case_file`, validated, written atomically; their names.
+
+    `loop` is the spec's parsed loop.json; the cases run in the reference of the file's area."""
     cases = load_yaml_cases(yaml_path)
     existing = set(case_names([case_file]))
     text = case_file.read_text(encoding="utf-8")
+    try:
+        area = json.loads(text).get("area", "context")
+    except (ValueError, AttributeError):
+        raise AddCaseError((f"{case_file}: not a case file; run ctxconf validate",)) from None
     for index, case in enumerate(cases):
         if case.get("name") in existing:
             raise AddCaseError((f"{yaml_path}: case {index}: {case_file} already has a case named {case['name']!r}",))
         try:
-            case["expect"] = run_case(case, config)
+            case["expect"] = run_area_case(area, case, loop)
         except (KeyError, TypeError, ValueError) as error:
             raise AddCaseError((f"{yaml_path}: case {index}: the reference cannot run it: {error!r}; "
                                 "check its steps against the case schema",)) from None

@@ -7,9 +7,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ctxconf.lint import lint_spec
-from ctxconf.reference import ContextConfig, run_case
+from ctxconf.reference import run_area_case
 from ctxconf.regen import regenerate
 from ctxconf.validate import validate_spec
 
@@ -21,13 +22,19 @@ class Stage:
     seconds: float
 
 
+def _loop(spec: Path) -> dict[str, Any]:
+    loop: dict[str, Any] = json.loads((spec / "loop.json").read_text(encoding="utf-8"))
+    return loop
+
+
 def _reference_run(spec: Path) -> list[str]:
-    config = ContextConfig.load(spec)
+    loop = _loop(spec)
     problems = []
     for path in sorted((spec / "conformance").glob("*.json")):
-        for case in json.loads(path.read_text(encoding="utf-8")).get("cases", []):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for case in doc.get("cases", []):
             try:
-                outputs = run_case(case, config)
+                outputs = run_area_case(doc.get("area", "context"), case, loop)
             except Exception as error:  # reported as a failing case, like any other
                 problems.append(f"{path.name}: {case.get('name')}: the reference raised {error!r}")
                 continue
@@ -38,7 +45,7 @@ def _reference_run(spec: Path) -> list[str]:
 
 
 def _regen_check(spec: Path) -> list[str]:
-    result = regenerate(sorted((spec / "conformance").glob("*.json")), ContextConfig.load(spec), check=True)
+    result = regenerate(sorted((spec / "conformance").glob("*.json")), _loop(spec), check=True)
     return [
         f"{c.file.name}: {c.name}: " + ("disagrees with the authors' case" if c.authors else
                                         f"{len(c.steps)} expected texts are stale; run ctxconf regen")

@@ -22,14 +22,15 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import HypothesisException, HypothesisWarning
 from jsonschema import Draft202012Validator
 
 from ctxconf.atomic import write_text_atomic
@@ -45,6 +46,7 @@ from ctxconf.textdiff import visible, visible_diff
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 AREA = "context"
 DEFAULT_EXAMPLES = 500
+UNLIMITED = 10**9  # sessions, when only --max-time bounds the run
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_REPORTS = Path("reports")
 
@@ -217,6 +219,10 @@ def fuzz(
     deadline = None if options.max_time is None else started + options.max_time
     progress = _Progress()
 
+    def check(case: Case) -> Finding | None:
+        return compare(case, implementation, config,
+                       accept_equivalent_diffs=options.accept_equivalent_diffs)
+
     @hypothesis_seed(options.seed)
     @settings(
         max_examples=options.examples,
@@ -241,10 +247,7 @@ def fuzz(
             # when Hypothesis replays it, so it does not take the finding for a fluke.
             finding = progress.finding if progress.finding and progress.finding.case == case else None
         else:
-            finding = compare(
-                case, implementation, config,
-                accept_equivalent_diffs=options.accept_equivalent_diffs,
-            )
+            finding = check(case)
         if finding is not None:
             # Shrinking only ever runs smaller sessions, so the last one that failed is the
             # smallest found.
@@ -252,7 +255,10 @@ def fuzz(
             raise _Disagreement
 
     try:
-        probe()
+        with warnings.catch_warnings():
+            # Hypothesis warns when it describes a large session; the finding is shown anyway.
+            warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+            probe()
     except _Disagreement:
         pass
     except HypothesisException:
@@ -260,6 +266,8 @@ def fuzz(
         # smallest failing session seen is still a finding.
         if progress.finding is None:
             raise
+    if progress.finding is not None:
+        progress.finding = _polish(progress, check, deadline, clock)
     return FuzzOutcome(
         seed=options.seed,
         examples=progress.examples,
@@ -268,6 +276,57 @@ def fuzz(
         timed_out=progress.timed_out,
         finding=progress.finding,
     )
+
+
+def _without(mapping: Mapping[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if k != key}
+
+
+def _smaller(case: Case) -> Iterator[Case]:
+    """Sessions one edit simpler than `case`: a step, the limits, an optional field, or a file
+    of a patch left out."""
+    steps = case["steps"]
+    if len(steps) > 1:
+        for index in reversed(range(len(steps))):
+            yield {**case, "steps": steps[:index] + steps[index + 1 :]}
+    if "limits" in case:
+        yield _without(case, "limits")
+    for index, step in enumerate(steps):
+        simpler = [_without(step, key) for key in ("id", "note", "offset", "limit") if key in step]
+        files = step.get("files", [])
+        if step["op"] == "apply_patch" and len(files) > 1:
+            simpler += [{**step, "files": files[:i] + files[i + 1 :]} for i in range(len(files))]
+        for replacement in simpler:
+            yield {**case, "steps": [*steps[:index], replacement, *steps[index + 1 :]]}
+
+
+def _polish(
+    progress: _Progress,
+    check: Callable[[Case], Finding | None],
+    deadline: float | None,
+    clock: Callable[[], float],
+) -> Finding:
+    """Greedily simplify Hypothesis's smallest session while it still disagrees.
+
+    Hypothesis deletes steps through the choices that generated them; a step whose meaning
+    depends on an earlier one (a re-read that shows the content a first read drew) can resist
+    that. Leaving steps out of the session itself gets past it.
+    """
+    assert progress.finding is not None
+    finding = progress.finding
+    improved = True
+    while improved:
+        improved = False
+        for candidate in _smaller(finding.case):
+            if deadline is not None and clock() >= deadline:
+                progress.timed_out = True
+                return finding
+            progress.shrink_runs += 1
+            smaller = check(candidate)
+            if smaller is not None:
+                finding, improved = smaller, True
+                break
+    return finding
 
 
 # -- from a finding to a case ------------------------------------------------------------------
@@ -441,7 +500,7 @@ def describe_finding(finding: Finding) -> list[str]:
 @dataclass(frozen=True)
 class FuzzRequest:
     impl: str
-    examples: int = DEFAULT_EXAMPLES
+    examples: int | None = None  # None: DEFAULT_EXAMPLES, or as many as --max-time allows
     seed: int | None = None  # None: a random seed, printed
     max_time: float | None = None
     out: Path | None = None
@@ -454,7 +513,7 @@ _HINT = "see `ctxconf fuzz --help`"
 
 
 def _check(request: FuzzRequest) -> None:
-    if request.examples < 1:
+    if request.examples is not None and request.examples < 1:
         raise UsageError(f"--examples {request.examples}: at least 1", hint=_HINT)
     if request.seed is not None and request.seed < 0:
         raise UsageError(f"--seed {request.seed}: a seed is a number from 0", hint=_HINT)
@@ -477,11 +536,16 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"ctxconf fuzz: {error.describe()}\n")
         return EXIT_USAGE
     seed = secrets.randbelow(2**32) if request.seed is None else request.seed
-    limit = f", for at most {request.max_time:g} s" if request.max_time is not None else ""
-    stdout.write(f"ctxconf fuzz: seed {seed}; up to {request.examples} sessions{limit}; "
+    examples = request.examples
+    if examples is None:
+        examples = DEFAULT_EXAMPLES if request.max_time is None else UNLIMITED
+    bounds = [] if examples == UNLIMITED else [f"up to {examples} sessions"]
+    if request.max_time is not None:
+        bounds.append(f"for at most {request.max_time:g} s")
+    stdout.write(f"ctxconf fuzz: seed {seed}; {', '.join(bounds)}; "
                  f"{request.impl} ({implementation.name}) against the reference\n")
     stdout.flush()
-    options = FuzzOptions(request.examples, seed, request.max_time, request.accept_equivalent_diffs)
+    options = FuzzOptions(examples, seed, request.max_time, request.accept_equivalent_diffs)
     try:
         outcome = fuzz(implementation, options, config, clock=request.clock)
     finally:

@@ -3,6 +3,9 @@
 The schemas check each file on its own; this checks them against each other: what the prose
 quotes from `loop.json`, the examples against their templates, rule anchors against cases, the
 schema's ops against cases, ids, the version in every file, and templates nobody renders.
+
+Each spec text `<area>.md` quotes the `<area>` section of `loop.json` by the names inside it
+(`cap.max_lines`, `texts.read_stub`), and any value by its full name (`context.note.date`).
 """
 
 from __future__ import annotations
@@ -67,21 +70,30 @@ def _same_value(quoted: str, value: Any) -> bool:
         return [part.strip().strip("`\"") for part in quoted.split(",")] == [str(v) for v in value]
     if isinstance(value, str):
         unquoted = quoted[1:-1] if len(quoted) >= 2 and quoted[0] == quoted[-1] == '"' else quoted
+        # A quote wrapped across lines of the text reads with a space where the line broke.
+        unquoted = re.sub(r"[ \t]*\n[ \t]*", " ", unquoted)
         return unquoted.replace("\\n", "\n") == value
     return False
 
 
-def check_quotes(md_path: Path, md: str, context: dict[str, Any]) -> Iterator[Finding]:
-    """Every `name` (value) the text quotes from loop.json states the value loop.json holds."""
+def check_quotes(md_path: Path, md: str, section: dict[str, Any],
+                 loop: dict[str, Any] | None = None) -> Iterator[Finding]:
+    """Every `name` (value) the text quotes from loop.json states the value loop.json holds.
+
+    A name is looked up in the text's own section, its `texts`, then from the top of loop.json."""
+    texts = section.get("texts", {})
+    scopes = [section, texts if isinstance(texts, dict) else {}, loop or {}]
     for match in _QUOTE.finditer(md):
         name, quoted = match.groups()
-        found, value = _lookup(context, name)
+        found, value = False, None
+        for scope in scopes:
+            found, value = _lookup(scope, name)
+            if found:
+                break
         if not found:
-            found, value = _lookup(context.get("texts", {}), name)
-        if not found:
-            if name.split(".")[0] in context:
+            if name.split(".")[0] in section or name.split(".")[0] in (loop or {}):
                 yield Finding(str(md_path), _line_of(md, match.start()),
-                              f"`{name}` is quoted but loop.json context has no such value")
+                              f"`{name}` is quoted but loop.json has no such value")
             continue
         if not _same_value(quoted, value):
             yield Finding(str(md_path), _line_of(md, match.start()),
@@ -158,6 +170,26 @@ def check_examples(md_path: Path, md: str, texts: dict[str, str]) -> Iterator[Fi
                 break
 
 
+def _head(line: str) -> str:
+    """How a template line starts: its first two words, or less when a placeholder comes first."""
+    literal = line.split("{", 1)[0]
+    words = literal.split(" ")
+    return " ".join(words[:2]) if len(words) > 2 else literal
+
+
+def check_template_lines(md_path: Path, md: str, templates: dict[str, str]) -> Iterator[Finding]:
+    """Every example line that starts as a template line does (its first two words, 4
+    characters at least) matches one of the template lines it starts like."""
+    lines = {line for template in templates.values() for line in template.split("\n")}
+    heads = [(_head(line), re.compile(_template_regex(line))) for line in lines]
+    heads = [(head, pattern) for head, pattern in heads if len(head) >= 4]
+    for number, line in _example_lines(md):
+        candidates = [pattern for head, pattern in heads if line.startswith(head)]
+        if candidates and not any(pattern.fullmatch(line) for pattern in candidates):
+            message = f"example {line!r} matches no template of loop.json"
+            yield Finding(str(md_path), number, message)
+
+
 def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
     anchors: dict[str, tuple[Path, int]] = {}
     for md in sorted(spec.glob("*.md")):
@@ -184,31 +216,28 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
             yield Finding(str(md), line, f"rule {anchor} has no case")
 
 
+# The schema's enum of each area's step ops, in cases.schema.json $defs.
+_OP_ENUMS = {"context": "op", "prefix": "prefix_op"}
+
+
 def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+    """Every op the schema allows in an area is used by a case of that area."""
     schema_path = schemas_dir() / "cases.schema.json"
-    schema = json.loads(schema_path.read_text(encoding="utf-8"))
-    ops = set(_find_op_enum(schema))
-    used = {step.get("op") for _, doc in cases_by_file.values()
-            for case in doc.get("cases", []) for step in case.get("steps", [])}
-    for op in sorted(ops - used):
-        yield Finding(str(schema_path), 1, f"op {op!r} has no case")
-
-
-def _find_op_enum(node: Any) -> list[str]:
-    if isinstance(node, dict):
-        op = node.get("properties", {}).get("op") if isinstance(node.get("properties"), dict) else None
-        if isinstance(op, dict) and isinstance(op.get("enum"), list):
-            return [str(v) for v in op["enum"]]
-        for value in node.values():
-            found = _find_op_enum(value)
-            if found:
-                return found
-    elif isinstance(node, list):
-        for value in node:
-            found = _find_op_enum(value)
-            if found:
-                return found
-    return []
+    text = schema_path.read_text(encoding="utf-8")
+    schema = json.loads(text)
+    spans = value_spans(text)
+    used: dict[str, set[str]] = {}
+    for _, doc in cases_by_file.values():
+        ops = used.setdefault(str(doc.get("area")), set())
+        ops.update(str(step.get("op")) for case in doc.get("cases", [])
+                   for step in case.get("steps", []))
+    for area, name in _OP_ENUMS.items():
+        if area not in used:
+            continue
+        line = _line_of(text, spans.get(f"/$defs/{name}/enum", (0, 0))[0])
+        for op in schema.get("$defs", {}).get(name, {}).get("enum", []):
+            if op not in used[area]:
+                yield Finding(str(schema_path), line, f"{area} op {op!r} has no case")
 
 
 def check_ids(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
@@ -246,16 +275,36 @@ def check_versions(spec: Path, loop_text: str, loop: dict[str, Any],
                           f"version {doc.get('version')} differs from loop.json's {version}")
 
 
-def check_templates_used(loop_path: Path, loop_text: str, texts: dict[str, str]) -> Iterator[Finding]:
+# Where loop.json keeps templates; a number among them (context.note.mcp_wait_ms) is not one.
+_TEMPLATE_SECTIONS = (("context", "texts"), ("context", "note"), ("prefix", "texts"))
+
+
+def _section(loop: dict[str, Any], area: str, key: str) -> dict[str, Any]:
+    owner = loop.get(area)
+    found = owner.get(key) if isinstance(owner, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def check_templates_used(
+    loop_path: Path, loop_text: str, loop: dict[str, Any]
+) -> Iterator[Finding]:
     rendered: set[str] = set()
     for source in Path(reference.__file__).parent.glob("*.py"):
         rendered.update(_RENDER.findall(source.read_text(encoding="utf-8")))
     spans = value_spans(loop_text)
-    for name in texts:
-        if name not in rendered:
-            start = spans.get(f"/context/texts/{name}", (0, 0))[0]
-            yield Finding(str(loop_path), _line_of(loop_text, start),
-                          f"template {name!r} is rendered nowhere in the reference")
+    for area, key in _TEMPLATE_SECTIONS:
+        for name, value in _section(loop, area, key).items():
+            if isinstance(value, str) and name not in rendered:
+                start = spans.get(f"/{area}/{key}/{name}", (0, 0))[0]
+                yield Finding(str(loop_path), _line_of(loop_text, start),
+                              f"template {name!r} is rendered nowhere in the reference")
+
+
+def _area_templates(loop: dict[str, Any], area: str) -> dict[str, str]:
+    """The templates an area's examples show: its texts, and for prefix the notes too."""
+    sections = [(area, "texts")] + ([("context", "note")] if area == "prefix" else [])
+    return {name: template for owner, key in sections
+            for name, template in _section(loop, owner, key).items() if isinstance(template, str)}
 
 
 def lint_spec(spec: Path) -> list[Finding]:
@@ -263,7 +312,6 @@ def lint_spec(spec: Path) -> list[Finding]:
     loop_path = spec / "loop.json"
     loop_text = loop_path.read_text(encoding="utf-8")
     loop = json.loads(loop_text)
-    context = loop.get("context", {})
     cases_by_file: dict[Path, Any] = {}
     for path in sorted((spec / "conformance").glob("*.json")):
         text = path.read_text(encoding="utf-8")
@@ -271,11 +319,16 @@ def lint_spec(spec: Path) -> list[Finding]:
     findings: list[Finding] = []
     for md_path in sorted(spec.glob("*.md")):
         md = md_path.read_text(encoding="utf-8")
-        findings += check_quotes(md_path, md, context)
-        findings += check_examples(md_path, md, context.get("texts", {}))
+        area = md_path.stem  # context.md is the text of loop.json's context, and so on
+        section = loop.get(area) if isinstance(loop.get(area), dict) else {}
+        findings += check_quotes(md_path, md, section, loop)
+        if area == "context":
+            findings += check_examples(md_path, md, _section(loop, area, "texts"))
+        else:
+            findings += check_template_lines(md_path, md, _area_templates(loop, area))
     findings += check_rules_and_cases(spec, cases_by_file)
     findings += check_ops(cases_by_file)
     findings += check_ids(cases_by_file)
     findings += check_versions(spec, loop_text, loop, cases_by_file)
-    findings += check_templates_used(loop_path, loop_text, context.get("texts", {}))
+    findings += check_templates_used(loop_path, loop_text, loop)
     return sorted(set(findings))

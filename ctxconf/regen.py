@@ -1,6 +1,7 @@
 """Regenerate the expected texts of case files from the reference (`ctxconf regen`).
 
-Only the `expect` arrays change: every other byte of the file (keys, their order, formatting,
+Each file's cases run in the reference of the file's `area`, with the spec's `loop.json`. Only
+the `expect` arrays change: every other byte of the file (keys, their order, formatting,
 unknown fields) stays as it was, so a run that changes nothing leaves the file identical. The
 cases of the spec's authors (`"origin": "authors"`) are never rewritten: where the reference
 disagrees with them, that is reported as a disagreement.
@@ -9,14 +10,14 @@ disagrees with them, that is reported as a disagreement.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
 from ctxconf.jsonpos import value_spans
-from ctxconf.reference import ContextConfig, run_case
+from ctxconf.reference import run_area_case
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,18 @@ def _indent_at(text: str, offset: int) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def regenerate_file(path: Path, config: ContextConfig, *, check: bool, result: RegenResult) -> None:
+def regenerate_file(
+    path: Path, loop: Mapping[str, Any], *, check: bool, result: RegenResult
+) -> None:
     text = path.read_text(encoding="utf-8")
     doc = json.loads(text)
+    area = doc.get("area", "context")
     replacements: list[tuple[int, int, str]] = []
     spans = value_spans(text)
     for index, case in enumerate(doc.get("cases", [])):
         name = case.get("name", f"#{index}")
         try:
-            outputs = run_case(case, config)
+            outputs = run_area_case(area, case, loop)
         except Exception as error:  # a case the reference cannot run is a data error to report
             result.errors.append(f"{path}: /cases/{index} ({name}): {type(error).__name__}: {error}")
             continue
@@ -106,8 +110,9 @@ def regenerate_file(path: Path, config: ContextConfig, *, check: bool, result: R
     result.files_written.append(path)
 
 
-def regenerate(paths: Sequence[Path], config: ContextConfig, *, check: bool) -> RegenResult:
+def regenerate(paths: Sequence[Path], loop: Mapping[str, Any], *, check: bool) -> RegenResult:
+    """Regenerate `paths` with `loop`, the parsed loop.json of the spec."""
     result = RegenResult()
     for path in paths:
-        regenerate_file(path, config, check=check, result=result)
+        regenerate_file(path, loop, check=check, result=result)
     return result

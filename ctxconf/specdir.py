@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from ctxconf.paths import bundled_spec_dir
-from ctxconf.reference import ContextConfig
+from ctxconf.reference import ContextConfig, PrefixConfig
 
 
 class SpecDirError(Exception):
@@ -32,6 +33,21 @@ def load_config(given: Path | None) -> ContextConfig:
         return ContextConfig.from_loop(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise SpecDirError(f"{path}: cannot be read as loop.json ({error}); run ctxconf validate") from error
+
+
+def load_loop(given: Path | None) -> dict[str, Any]:
+    """The spec's loop.json, parsed, once every area's reference has read it without a fault."""
+    path = spec_dir(given) / "loop.json"
+    try:
+        loop = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(loop, dict):
+            raise TypeError("not a JSON object")
+        ContextConfig.from_loop(loop)
+        PrefixConfig.from_loop(loop)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        message = f"{path}: cannot be read as loop.json ({error}); run ctxconf validate"
+        raise SpecDirError(message) from error
+    return loop
 
 
 def case_files(given: Path | None) -> list[Path]:

@@ -40,7 +40,7 @@ LISTING_TOOLS = ("list", "glob", "grep", "search")
 OTHER_TOOLS = ("bash", "web_fetch")
 OPS = ("read", "output", "edit", "recall", "reply", "compact", "write", "multiedit", "delete",
        "apply_patch")
-OP_WEIGHTS = (6, 5, 2, 2, 1, 1, 1, 1, 1, 1)
+OP_WEIGHTS = (6, 5, 2, 2, 2, 1, 1, 1, 1, 1)
 
 _SIMPLE_LINES = ("", "a", "b", "x = 1", "}", "    return a", "# note")
 # Characters that some libraries take for line ends or count as two: all ordinary here.
@@ -71,9 +71,19 @@ def default_cap() -> dict[str, int]:
             ("max_lines", "max_chars", "head_lines", "head_chars", "tail_lines", "tail_chars")}
 
 
+_PERCENT = st.integers(0, 99)
+
+
 def _maybe(draw: Draw, percent: int) -> bool:
     """True `percent` times in a hundred; shrinks to False."""
-    return bool(draw(st.integers(0, 99)) >= 100 - percent)
+    return bool(draw(_PERCENT) >= 100 - percent)
+
+
+def _optional(draw: Draw, strategy: st.SearchStrategy[T], percent: int) -> T | None:
+    """A value `percent` times in a hundred, else None. The value is drawn either way, before
+    the coin, so that shrinking can drop it by flipping the coin alone."""
+    value = draw(strategy)
+    return value if _maybe(draw, percent) else None
 
 
 def _choice(draw: Draw, options: Sequence[T], weights: Sequence[int]) -> T:
@@ -92,14 +102,31 @@ def _choice(draw: Draw, options: Sequence[T], weights: Sequence[int]) -> T:
 @st.composite
 def lines(draw: Draw) -> str:
     """One line (no `\\n`): mostly plain, sometimes tricky characters, now and then very long."""
-    kind = draw(st.integers(0, 9))
+    kind = draw(_KIND)
     if kind <= 5:
-        return str(draw(st.sampled_from(_SIMPLE_LINES)))
+        return str(draw(_SIMPLE))
     if kind <= 8:
-        alphabet = st.sampled_from(_TRICKY) | st.characters(codec="utf-8", exclude_characters="\n")
-        return str(draw(st.text(alphabet, max_size=12)))
-    unit = draw(st.sampled_from(("x", "é", "😀", "ab ")))
-    return str(unit * draw(st.integers(40, 400)))
+        return str(draw(_TRICKY_TEXT))
+    return str(draw(_LONG_UNIT) * draw(_LONG_SIZE))
+
+
+# Built once: a strategy built anew for every draw is validated anew, which is most of the cost.
+_KIND = st.integers(0, 9)
+_SIMPLE = st.sampled_from(_SIMPLE_LINES)
+# Pieces, not characters: a text over a union of character strategies would merge them into
+# one range of code points, where the tricky ones are too rare to matter.
+_TRICKY_TEXT = st.lists(
+    st.sampled_from(_TRICKY)
+    | st.text(st.characters(codec="utf-8", exclude_characters="\n"), max_size=3),
+    max_size=6,
+).map("".join)
+_LONG_UNIT = st.sampled_from(("x", "é", "😀", "ab "))
+_LONG_SIZE = st.integers(40, 400)
+_LINE = lines()
+_GIVEN_NUMBER = st.integers(0x1000, 0xFFFFF)
+_NOTE = st.sampled_from(_NOTES)
+_RECALL_LINE = st.integers(1, 40)
+_INDEX = st.integers(0, 15)
 
 
 def _join(parts: Sequence[str], final_newline: bool) -> str:
@@ -113,7 +140,7 @@ def contents(draw: Draw, max_lines: int = 30) -> str:
     """A file's content: possibly empty, `\\r\\n` or `\\n` line ends, possibly no final newline."""
     if _maybe(draw, 10):
         return ""
-    parts = [str(line) for line in draw(st.lists(lines(), min_size=1, max_size=max_lines))]
+    parts = [str(line) for line in draw(st.lists(_LINE, min_size=1, max_size=max_lines))]
     if _maybe(draw, 15):
         parts = [line + "\r" for line in parts]
     return _join(parts, not _maybe(draw, 20))
@@ -144,13 +171,13 @@ def changed(draw: Draw, before: str, max_lines: int = 30) -> str:
             kind = "insert"
         if kind == "insert":
             at = draw(st.integers(0, len(parts)))
-            new = [str(line) + end for line in draw(st.lists(lines(), min_size=1, max_size=3))]
+            new = [str(line) + end for line in draw(st.lists(_LINE, min_size=1, max_size=3))]
             parts[at:at] = new
         else:
             at = draw(st.integers(0, len(parts) - 1))
             span = draw(st.integers(1, 3))
             if kind == "replace":
-                parts[at : at + span] = [str(draw(lines())) + end]
+                parts[at : at + span] = [str(draw(_LINE)) + end]
             else:
                 del parts[at : at + span]
     if _maybe(draw, 15):
@@ -191,11 +218,11 @@ def output_texts(draw: Draw, cap: Mapping[str, int] | None = None) -> str:
     if mode == "empty":
         return ""
     if mode == "small":
-        return _join([str(line) for line in draw(st.lists(lines(), max_size=8))], final_newline)
+        return _join([str(line) for line in draw(st.lists(_LINE, max_size=8))], final_newline)
     if mode == "lines":
         count = max(1, cap["max_lines"] + draw(st.integers(-2, 3)))
         if count <= 40:
-            parts = [str(line) for line in draw(st.lists(lines(), min_size=count, max_size=count))]
+            parts = [str(line) for line in draw(st.lists(_LINE, min_size=count, max_size=count))]
         else:  # hundreds of drawn lines would make the example slow and no better
             parts = [f"line {number}" for number in range(1, count + 1)]
         return _join(parts, final_newline)
@@ -206,7 +233,7 @@ def output_texts(draw: Draw, cap: Mapping[str, int] | None = None) -> str:
         row = unit * width + "\n"
         return (row * (size // len(row) + 1))[:size]
     first = unit * (cap["head_chars"] + draw(st.integers(1, 5)))
-    rest = [str(line) for line in draw(st.lists(lines(), max_size=5))]
+    rest = [str(line) for line in draw(st.lists(_LINE, max_size=5))]
     return _join([first, *rest], final_newline)
 
 
@@ -286,12 +313,11 @@ class _Builder:
         """The step's given id, or None; either way the id the result gets is recorded."""
         number = len(self.ids) + 1
         given = None
-        if _maybe(self.draw, 10):
-            # Above any number a session of this size reaches, so never one the session gives.
-            candidate = "#" + format(self.draw(st.integers(0x1000, 0xFFFFF)), "04x")
-            if candidate not in self.given:
-                given = candidate
-                self.given.add(candidate)
+        # Above any number a session of this size reaches, so never one the session gives.
+        number_given = _optional(self.draw, _GIVEN_NUMBER, 10)
+        if number_given is not None and f"#{number_given:04x}" not in self.given:
+            given = f"#{number_given:04x}"
+            self.given.add(given)
         self.ids.append(given if given is not None else f"#{number:04x}")
         return given
 
@@ -312,28 +338,37 @@ class _Builder:
 
     def _read(self, step: dict[str, Any]) -> None:
         path, key = self._path()
-        current = self.files.get(key)
-        if current is not None and not _maybe(self.draw, 25):
+        current, seen = self.files.get(key), self.seen.get(key, [])
+        # Every choice is drawn whatever the state, so a read has the same shape first or not:
+        # deleting an earlier step while shrinking then leaves this one meaning the same.
+        fresh = self._content()
+        kind = _choice(self.draw, ("current", "other", "back"), (15, 3, 2))
+        back = self.draw(_INDEX)
+        if kind == "current" and current is not None:
             content = current
-        elif self.seen.get(key) and _maybe(self.draw, 40):
-            content = str(self.draw(st.sampled_from(self.seen[key])))  # changed back
+        elif kind == "back" and seen:
+            content = seen[back % len(seen)]  # content that changed and changed back
         else:
-            content = self._content()
+            content = fresh
         self._set(key, content)
         step.update(path=path, content=content)
         total = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-        if _maybe(self.draw, 30):
-            step["offset"] = self.draw(st.integers(1, total + 2))
-        if _maybe(self.draw, 30):
-            step["limit"] = self.draw(st.integers(1, total + 1)) if not _maybe(self.draw, 10) else 5000
+        offset = _optional(self.draw, st.integers(1, total + 2), 30)
+        if offset is not None:
+            step["offset"] = offset
+        limit = _optional(self.draw, st.integers(1, total + 1), 30)
+        if limit is not None:
+            step["limit"] = 5000 if _maybe(self.draw, 10) else limit  # clamped to the window
 
     def _before(self, key: str) -> str:
+        fresh = self._content()  # drawn either way, as in `_read`
         current = self.files.get(key)
-        return current if current is not None else self._content()
+        return current if current is not None else fresh
 
     def _note(self, step: dict[str, Any]) -> None:
-        if _maybe(self.draw, 10):
-            step["note"] = self.draw(st.sampled_from(_NOTES))
+        note = _optional(self.draw, _NOTE, 10)
+        if note is not None:
+            step["note"] = note
 
     def _edit(self, step: dict[str, Any]) -> None:
         path, key = self._path()
@@ -419,10 +454,10 @@ class _Builder:
         bare = target.removeprefix("#")
         target = {"#id": target, "id": bare, "#ID": "#" + bare.upper(), "ID": bare.upper()}[form]
         step["target"] = target
-        if _maybe(self.draw, 25):
-            step["offset"] = self.draw(st.integers(1, 40))
-        if _maybe(self.draw, 25):
-            step["limit"] = self.draw(st.integers(1, 40))
+        for name in ("offset", "limit"):
+            value = _optional(self.draw, _RECALL_LINE, 25)
+            if value is not None:
+                step[name] = value
 
 
 @st.composite
@@ -441,7 +476,7 @@ def sessions(draw: Draw, max_steps: int = 12, max_lines: int = 30) -> Case:
     if _maybe(draw, 5):
         max_steps, max_lines = max_steps * 3, max_lines * 5
     case: Case = {}
-    case_limits = draw(st.none() | limits())
+    case_limits = _optional(draw, limits(), 50)
     if case_limits is not None:
         case["limits"] = case_limits
     builder = _Builder(draw, case_limits or default_cap(), max_lines)

@@ -9,7 +9,9 @@ the checks a schema cannot express are made here and reported the same way:
 - a case file's version is that of the `loop.json` of its spec folder (`<spec>/conformance/x.json`
   beside `<spec>/loop.json`);
 - an output cap keeps no more head and tail than its maximum (`head_* + tail_* <= max_*`), for
-  `loop.json`'s cap and for each case's `limits` merged over it.
+  `loop.json`'s cap and for each case's `limits` merged over it;
+- a `prefix` case starts with its one `start` step, and a `response` step's body is a list of
+  events exactly when it is streamed.
 
 A path that cannot be validated at all (missing, unreadable, a folder that is not a spec folder)
 raises `UnusableInput`: that is a usage error, not a problem in a file.
@@ -350,8 +352,11 @@ def _case_problems(doc: _Document, loops: tuple[_Loop | None, _Loop | None]) -> 
                 yield doc.problem(f"{at}/name", message, "duplicate-name")
             names.setdefault(name, index)
         yield from _step_problems(doc, at, case.get("steps"), case.get("expect"))
+        if data.get("area") == "prefix":
+            yield from _prefix_step_problems(doc, at, case.get("steps"))
         limits = case.get("limits")
-        if isinstance(limits, Mapping):
+        # Limits are the context area's; elsewhere the schema refuses them, and that is enough.
+        if isinstance(limits, Mapping) and data.get("area") != "prefix":
             cap = {**(base.cap if base is not None else {}), **limits}
             origin = f" (keys not given in limits come from {base.file})" if base else ""
             yield from _cap_problems(doc, f"{at}/limits", cap, origin)
@@ -374,3 +379,27 @@ def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> It
                 message = f"id {given!r} is already given to step {ids[given]} of this case"
                 yield doc.problem(f"{at}/steps/{index}/id", message, "duplicate-id")
             ids.setdefault(given, index)
+
+
+def _prefix_step_problems(doc: _Document, at: str, steps: object) -> Iterator[Problem]:
+    if not isinstance(steps, list) or not steps:
+        return
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        where = f"{at}/steps/{index}"
+        op = step.get("op")
+        if index == 0 and op != "start":
+            message = f"the first step is {op!r}: a prefix case starts with a start step"
+            yield doc.problem(f"{where}/op", message, "prefix-start")
+        elif index > 0 and op == "start":
+            message = "a second start step: a prefix case is one session"
+            yield doc.problem(f"{where}/op", message, "prefix-start")
+        if op == "response" and isinstance(step.get("stream"), bool) and "body" in step:
+            body, stream = step["body"], step["stream"]
+            if stream and not isinstance(body, list):
+                message = "a streamed response's body is the list of its events"
+                yield doc.problem(f"{where}/body", message, "prefix-body")
+            elif not stream and not isinstance(body, dict):
+                message = "a response that is not streamed has an object as its body"
+                yield doc.problem(f"{where}/body", message, "prefix-body")

@@ -9,102 +9,148 @@ marked as GNU diff and git mark it.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .config import Texts
 
+_CHUNK = 1 << 16  # characters split at a time: a text's lines are never all alive at once
 
-def _lines_with_ends(text: str) -> list[str]:
-    lines = text.split("\n")
-    last = lines.pop()
-    with_ends = [line + "\n" for line in lines]
+
+def _numbered(text: str, codes: dict[str, int], unterminated: list[str]) -> list[int]:
+    """`text` as one number per line: equal lines, in either text, get the same number.
+
+    Each distinct line is kept once (as a key of `codes`), so memory grows with the distinct
+    lines rather than with both texts. A last line without its `\n` never equals a line that
+    has one: it is numbered below zero, from `unterminated`.
+    """
+    numbers: list[int] = []
+    end = text.rfind("\n")  # the last line end: what follows it is a line without one
+    start = 0
+    while start <= end:
+        cut = text.find("\n", start + _CHUNK, end)
+        if cut == -1:
+            cut = end
+        lines = text[start:cut].split("\n")
+        numbers.extend([codes.setdefault(line, len(codes)) for line in lines])
+        start = cut + 1
+    last = text[end + 1 :]
     if last:
-        with_ends.append(last)
-    return with_ends
+        if last not in unterminated:
+            unterminated.append(last)
+        numbers.append(-1 - unterminated.index(last))
+    return numbers
 
 
-def _myers_matches(a: list[int], b: list[int]) -> list[tuple[int, int]]:
-    """Index pairs (i, j) of the lines that the greedy forward Myers path keeps in common."""
+def _snake(a: list[int], b: list[int], x: int, y: int) -> int:
+    """How far `x` gets along its diagonal from (x, y) while the lines agree.
+
+    Slices compare in C: the step doubles while they agree, then halves down to one line, so a
+    long run of common lines costs a few comparisons of slices rather than a loop per line.
+    """
     n, m = len(a), len(b)
-    offset = n + m + 1
-    furthest = [0] * (2 * offset + 1)
-    rounds: list[list[int]] = []  # furthest x on diagonals -d..d, as they stood before round d
+    step = 1
+    growing = True
+    while step:
+        if x + step <= n and y + step <= m and a[x : x + step] == b[y : y + step]:
+            x += step
+            y += step
+            if growing:
+                step *= 2
+        else:
+            growing = False
+            step //= 2
+    return x
+
+
+def _myers_runs(a: list[int], b: list[int]) -> list[tuple[int, int, int]]:
+    """Runs (i, j, length) of the lines that the greedy forward Myers path keeps in common."""
+    n, m = len(a), len(b)
+    # furthest[offset + k]: how far diagonal k has reached. Round d touches only diagonals
+    # -d-1..d+1, so the list grows with d instead of being sized for n + m from the start.
+    offset = 1
+    furthest = [0] * 3
+    # Furthest x on diagonals -d+1, -d+3 .. d-1 before round d: machine integers, since these
+    # snapshots hold about d * d / 2 positions, each a Python int object in a list.
+    rounds: list[array[int]] = []
     found = False
     for d in range(n + m + 1):
-        rounds.append(furthest[offset - d : offset + d + 1])
+        if d + 1 > offset:
+            pad = [0] * offset
+            furthest = [*pad, *furthest, *pad]
+            offset *= 2
+        rounds.append(array("q", furthest[offset - d + 1 : offset + d : 2]))
         for k in range(-d, d + 1, 2):
             if k == -d or (k != d and furthest[offset + k - 1] < furthest[offset + k + 1]):
                 x = furthest[offset + k + 1]
             else:
                 x = furthest[offset + k - 1] + 1
             y = x - k
-            while x < n and y < m and a[x] == b[y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[x] == b[y]:
+                x = _snake(a, b, x + 1, y + 1)
+                y = x - k
             furthest[offset + k] = x
             if x >= n and y >= m:
                 found = True
                 break
         if found:
             break
-    matches: list[tuple[int, int]] = []
+    runs: list[tuple[int, int, int]] = []
     x, y = n, m
     for d in range(len(rounds) - 1, 0, -1):
-        before = rounds[d]  # index k + d
+        before = rounds[d]  # diagonal j at index (j + d - 1) // 2
         k = x - y
-        if k == -d or (k != d and before[k - 1 + d] < before[k + 1 + d]):
+        here = (k + d) // 2  # the index of diagonal k + 1; diagonal k - 1 is just before it
+        if k == -d or (k != d and before[here - 1] < before[here]):
             prev_k = k + 1
+            prev_x = before[here]
         else:
             prev_k = k - 1
-        prev_x = before[prev_k + d]
+            prev_x = before[here - 1]
         prev_y = prev_x - prev_k
         start_x, start_y = (prev_x, prev_y + 1) if prev_k == k + 1 else (prev_x + 1, prev_y)
-        while x > start_x and y > start_y:
-            x -= 1
-            y -= 1
-            matches.append((x, y))
+        length = min(x - start_x, y - start_y)
+        if length > 0:
+            runs.append((x - length, y - length, length))
         x, y = prev_x, prev_y
-    while x > 0 and y > 0:
-        x -= 1
-        y -= 1
-        matches.append((x, y))
-    matches.reverse()
-    return matches
+    length = min(x, y)
+    if length > 0:
+        runs.append((x - length, y - length, length))
+    runs.reverse()
+    return runs
 
 
 @dataclass(frozen=True)
-class _Op:
-    tag: str  # " ", "-" or "+"
-    line: str
+class _Block:
+    """One change: lines [i0, i1) of the old text give way to lines [j0, j1) of the new."""
+
+    i0: int
+    i1: int
+    j0: int
+    j1: int
 
 
-def _ops(a: list[str], b: list[str]) -> list[_Op]:
-    codes: dict[str, int] = {}
-    a_codes = [codes.setdefault(line, len(codes)) for line in a]
-    b_codes = [codes.setdefault(line, len(codes)) for line in b]
-    ops: list[_Op] = []
+def _blocks(runs: list[tuple[int, int, int]], n: int, m: int) -> list[_Block]:
+    """The changes between the common runs, in order."""
+    blocks: list[_Block] = []
     i = j = 0
-    for mi, mj in [*_myers_matches(a_codes, b_codes), (len(a), len(b))]:
-        ops.extend(_Op("-", line) for line in a[i:mi])
-        ops.extend(_Op("+", line) for line in b[j:mj])
-        if mi < len(a):
-            ops.append(_Op(" ", a[mi]))
-        i, j = mi + 1, mj + 1
-    return ops
+    for x, y, length in [*runs, (n, m, 0)]:
+        if x > i or y > j:
+            blocks.append(_Block(i, x, j, y))
+        i, j = x + length, y + length
+    return blocks
 
 
-def _hunk_spans(ops: list[_Op], context: int) -> Iterator[tuple[int, int]]:
-    """[start, end) spans of `ops` that make one hunk each."""
-    changed = [index for index, op in enumerate(ops) if op.tag != " "]
-    start = max(0, changed[0] - context)
-    end = changed[0] + 1
-    for index in changed[1:]:
-        if index - end > 2 * context:
-            yield start, min(len(ops), end + context)
-            start = index - context
-        end = index + 1
-    yield start, min(len(ops), end + context)
+def _hunks(blocks: list[_Block], context: int) -> Iterator[list[_Block]]:
+    """The changes each hunk shows: those at most 2 * context common lines apart."""
+    group = [blocks[0]]
+    for block in blocks[1:]:
+        if block.i0 - group[-1].i1 > 2 * context:
+            yield group
+            group = []
+        group.append(block)
+    yield group
 
 
 def _range(start: int, count: int) -> str:
@@ -116,26 +162,41 @@ def _range(start: int, count: int) -> str:
 
 def unified_diff(before: str, after: str, context: int, texts: Texts) -> str:
     """The hunks of the change from `before` to `after`, without file headers; "" when equal."""
-    a, b = _lines_with_ends(before), _lines_with_ends(after)
+    codes: dict[str, int] = {}
+    unterminated: list[str] = []
+    a = _numbered(before, codes, unterminated)
+    b = _numbered(after, codes, unterminated)
     if a == b:
         return ""
-    ops = _ops(a, b)
+    lines = list(codes)  # in the order numbered: lines[number] is the line
+    del codes
+    no_newline = texts.render("no_newline")
     out: list[str] = []
-    old_line = new_line = 0
-    position = 0
-    for start, end in _hunk_spans(ops, context):
-        for op in ops[position:start]:
-            old_line += op.tag != "+"
-            new_line += op.tag != "-"
-        hunk = ops[start:end]
-        old_count = sum(op.tag != "+" for op in hunk)
-        new_count = sum(op.tag != "-" for op in hunk)
-        out.append(f"@@ -{_range(old_line, old_count)} +{_range(new_line, new_count)} @@")
-        for op in hunk:
-            out.append(op.tag + op.line.removesuffix("\n"))
-            if not op.line.endswith("\n"):
-                out.append(texts.render("no_newline"))
-            old_line += op.tag != "+"
-            new_line += op.tag != "-"
-        position = end
+
+    def show(tag: str, numbers: list[int]) -> None:
+        for number in numbers:
+            if number >= 0:
+                out.append(tag + lines[number])
+            else:
+                out.append(tag + unterminated[-1 - number])
+                out.append(no_newline)
+
+    groups = list(_hunks(_blocks(_myers_runs(a, b), len(a), len(b)), context))
+    for index, group in enumerate(groups):
+        first, last = group[0], group[-1]
+        before_end = groups[index - 1][-1].i1 if index else 0
+        after_start = groups[index + 1][0].i0 if index + 1 < len(groups) else len(a)
+        lead = min(context, first.i0 - before_end)
+        trail = min(context, after_start - last.i1)
+        old_start, new_start = first.i0 - lead, first.j0 - lead
+        old_count = last.i1 + trail - old_start
+        new_count = last.j1 + trail - new_start
+        out.append(f"@@ -{_range(old_start, old_count)} +{_range(new_start, new_count)} @@")
+        common_from = old_start
+        for block in group:
+            show(" ", a[common_from : block.i0])
+            show("-", a[block.i0 : block.i1])
+            show("+", b[block.j0 : block.j1])
+            common_from = block.i1
+        show(" ", a[common_from : common_from + trail])
     return "\n".join(out)

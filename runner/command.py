@@ -11,7 +11,7 @@ from .display import Progress, report_failures, summary_line
 from .engine import RunOptions, run_suite
 from .errors import RunnerError
 from .junit import write_junit
-from .results import Results
+from .results import CaseResult, Results
 
 EXIT_USAGE = 2
 
@@ -47,9 +47,9 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         nonlocal progress
         progress = Progress(stderr, total, enabled=stderr.isatty())
 
-    def case_done(result: object) -> None:
+    def case_done(result: CaseResult) -> None:
         if progress is not None:
-            progress.update(result)  # type: ignore[arg-type]
+            progress.update(result)
 
     def warn(message: str) -> None:
         stderr.write(f"warning: {message}\n")

@@ -82,9 +82,11 @@ def describe_step(case: CaseResult, step: StepResult) -> str:
 def _stderr_tail(stderr: str) -> list[str]:
     lines = stderr.rstrip("\n").split("\n")
     shown = lines[-_STDERR_LINES:]
-    head = [f"  stderr (last {len(shown)} of {len(lines)} lines):"] if len(lines) > len(shown) else [
-        "  stderr:"
-    ]
+    head = (
+        [f"  stderr (last {len(shown)} of {len(lines)} lines):"]
+        if len(lines) > len(shown)
+        else ["  stderr:"]
+    )
     return head + ["  | " + line for line in shown]
 
 

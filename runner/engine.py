@@ -40,6 +40,7 @@ from .results import (
 )
 from .selection import parse_selector
 from .transports import CaseFailure, KeepsStderr, Transport, TransportFactory, transport_factory
+from .transports.base import STDERR_KEPT_BYTES
 from .verdicts import Judge
 
 
@@ -86,6 +87,19 @@ def _greet(transport: Transport) -> Hello:
         ) from None
 
 
+def _start(factory: TransportFactory, count: int, started: list[Transport]) -> Hello:
+    """Make `count` transports and greet each, all at once (starting a process takes a while);
+    the first one's hello. Every transport made is in `started`, for the caller to close."""
+    for _ in range(count):
+        started.append(factory())
+    if count == 1:
+        return _greet(started[0])
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        greetings = [pool.submit(_greet, transport) for transport in started]
+    hellos = [greeting.result() for greeting in greetings]  # any one that failed raises here
+    return hellos[0]
+
+
 def run_case(
     transport: Transport, seq: int, case: Case, hello: Hello, judge: Judge, timeout: float
 ) -> CaseResult:
@@ -118,7 +132,7 @@ def run_case(
                 verdict, steps = "skipped", judge.steps(case, None)
                 message = reply.message
     if isinstance(transport, KeepsStderr):
-        stderr = (stderr + transport.take_stderr())[-65536:]
+        stderr = (stderr + transport.take_stderr())[-STDERR_KEPT_BYTES:]
     result = CaseResult(
         area=case.area,
         file=case.file,
@@ -180,9 +194,15 @@ def _run_all(
         finally:
             idle.put(transport)
 
-    with ThreadPoolExecutor(max_workers=len(transports)) as pool:
+    pool = ThreadPoolExecutor(max_workers=len(transports))
+    try:
         for future in [pool.submit(one, index, case) for index, case in enumerate(cases)]:
             future.result()  # a runner bug surfaces here instead of being lost
+    except BaseException:
+        # Interrupted: finish the cases under way (each bounded by its timeout), start no more.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def run_suite(
@@ -198,7 +218,9 @@ def run_suite(
     if options.jobs < 1:
         raise UsageError(f"-j {options.jobs}: the number of workers is at least 1")
     if not options.timeout > 0:
-        raise UsageError(f"--timeout {options.timeout}: the timeout is a positive number of seconds")
+        raise UsageError(
+            f"--timeout {options.timeout}: the timeout is a positive number of seconds"
+        )
     from ctxconf.paths import bundled_spec_dir
 
     spec_dir = (options.spec_dir or bundled_spec_dir()).resolve()
@@ -207,7 +229,9 @@ def run_suite(
     files = load_cases(options.case_files or default_case_files(spec_dir))
     selector = parse_selector(options.k) if options.k is not None else None
     cases = select_cases(files, areas=options.areas, selector=selector)
-    expected = load_expected_failures(options.expected_failures) if options.expected_failures else NONE
+    expected = (
+        load_expected_failures(options.expected_failures) if options.expected_failures else NONE
+    )
     if on_warning is not None:
         known = {name for f in files for c in f.cases for name in (c.name, *c.rules)}
         for key in expected.unused(known):
@@ -228,18 +252,16 @@ def run_suite(
     transports: list[Transport] = []
     writer: ResultsWriter | None = None
     try:
-        transports.append(factory())
-        hello = _greet(transports[0])
-        for _ in range(1, min(options.jobs, max(1, len(cases)))):
-            transports.append(factory())
-            _greet(transports[-1])
+        hello = _start(factory, min(options.jobs, max(1, len(cases))), transports)
         header = Header(
             ctxconf_version=__version__,
             spec_version=_spec_version(spec_dir, files[0].version if files else ""),
             spec_dir=str(spec_dir),
             impl=options.impl,
             implementation=ImplementationInfo(
-                hello.implementation.name, hello.implementation.version, hello.implementation.language
+                hello.implementation.name,
+                hello.implementation.version,
+                hello.implementation.language,
             ),
             areas=hello.areas,
             started=started_at,
@@ -248,7 +270,9 @@ def run_suite(
                 timeout=options.timeout,
                 k=options.k,
                 accept_equivalent_diffs=options.accept_equivalent_diffs,
-                expected_failures=str(options.expected_failures) if options.expected_failures else None,
+                expected_failures=str(options.expected_failures)
+                if options.expected_failures
+                else None,
             ),
         )
         if results_path is not None:

@@ -94,9 +94,7 @@ def parse_hunks(body: Sequence[str], no_newline: str = NO_NEWLINE) -> list[Hunk]
                 index += 1
             lines.append((tag, line[1:] + ("\n" if ends else "")))
         if (old_seen, new_seen) != (old_count, new_count):
-            raise DiffError(
-                f"hunk {header.group(0)!r} has {old_seen} old and {new_seen} new lines"
-            )
+            raise DiffError(f"hunk {header.group(0)!r} has {old_seen} old and {new_seen} new lines")
         if not any(tag != " " for tag, _ in lines):
             raise DiffError(f"hunk {header.group(0)!r} changes nothing")
         hunks.append(Hunk(old_start, old_count, new_start, new_count, tuple(lines)))
@@ -118,7 +116,9 @@ def apply_hunks(before: str, hunks: Sequence[Hunk]) -> str:
     for number, hunk in enumerate(hunks, start=1):
         at = _start_index(hunk.old_start, hunk.old_count)
         if at < position:
-            raise DiffError(f"hunk {number} starts at old line {hunk.old_start}, inside an earlier one")
+            raise DiffError(
+                f"hunk {number} starts at old line {hunk.old_start}, inside an earlier one"
+            )
         out.extend(old[position:at])
         new_at = _start_index(hunk.new_start, hunk.new_count)
         if new_at != len(out):
@@ -128,11 +128,10 @@ def apply_hunks(before: str, hunks: Sequence[Hunk]) -> str:
         wanted = hunk.old_lines()
         found = old[at : at + len(wanted)]
         if found != wanted:
-            for offset, (want, have) in enumerate(zip(wanted, found)):
+            for offset, (want, have) in enumerate(zip(wanted, found, strict=False)):
                 if want != have:
-                    raise DiffError(
-                        f"hunk {number}: old line {at + offset + 1} is {have!r}, the hunk has {want!r}"
-                    )
+                    line = at + offset + 1
+                    raise DiffError(f"hunk {number}: old line {line} is {have!r}, not {want!r}")
             raise DiffError(f"hunk {number} runs past the end of the file")
         out.extend(hunk.new_lines())
         position = at + len(wanted)
@@ -236,15 +235,21 @@ def _check(
     if len(actual_sections) != len(files) or len(expected_sections) != len(files):
         raise DiffError(f"{len(actual_sections)} file sections for a patch of {len(files)} files")
     for number, (file, want, have) in enumerate(
-        zip(files, expected_sections, actual_sections), start=1
+        zip(files, expected_sections, actual_sections, strict=True), start=1
     ):
         if want[0] != have[0]:
-            raise DiffError(f"file {number} ({file.get('path')}): the first line differs: {have[0]!r}")
+            raise DiffError(
+                f"file {number} ({file.get('path')}): the first line differs: {have[0]!r}"
+            )
         if len(want) > 1 and want[1].startswith("@@ "):
             try:
                 _check_one_diff(
-                    file.get("before") or "", file.get("after") or "", want[1:], have[1:],
-                    context, no_newline,
+                    file.get("before") or "",
+                    file.get("after") or "",
+                    want[1:],
+                    have[1:],
+                    context,
+                    no_newline,
                 )
             except DiffError as error:
                 raise DiffError(f"file {number} ({file.get('path')}): {error}") from None

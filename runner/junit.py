@@ -58,29 +58,31 @@ def junit_tree(results: Results) -> ET.ElementTree:
     areas: dict[str, list[CaseResult]] = {}
     for case in results.cases:
         areas.setdefault(case.area, []).append(case)
-    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    counts: dict[str, int] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for area, cases in areas.items():
-        suite_counts = {
+        suite_counts: dict[str, int] = {
             "tests": len(cases),
-            "failures": sum(c.verdict in ("fail", "equivalent-diff", "unexpected-pass") for c in cases),
+            "failures": sum(
+                c.verdict in ("fail", "equivalent-diff", "unexpected-pass") for c in cases
+            ),
             "errors": sum(c.verdict in ("error", "timeout", "crash") for c in cases),
             "skipped": sum(c.verdict in ("skipped", "expected-failure") for c in cases),
         }
         suite = ET.SubElement(
             root,
             "testsuite",
+            {key: str(value) for key, value in suite_counts.items()},
             name=area,
             timestamp=header.started,
             time=f"{sum(c.duration for c in cases):.6f}",
-            **{key: str(value) for key, value in suite_counts.items()},
         )
         properties = ET.SubElement(suite, "properties")
-        for name, value in (
+        for name, text in (
             ("impl", header.impl),
             ("implementation", f"{header.implementation.name} {header.implementation.version}"),
             ("spec_version", header.spec_version),
         ):
-            ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+            ET.SubElement(properties, "property", name=name, value=_xml_text(text))
         suite.extend(_testcase(case) for case in cases)
         for key, value in suite_counts.items():
             counts[key] += value

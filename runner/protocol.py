@@ -106,7 +106,7 @@ def parse_run_response(response: object, seq: int, steps: int) -> RunReply:
     if "seq" not in response:
         raise ProtocolError('not a run response: it has no "seq"')
     if response["seq"] != seq:
-        raise ProtocolError(f'wrong seq: the response says {response["seq"]!r}, the request {seq}')
+        raise ProtocolError(f"wrong seq: the response says {response['seq']!r}, the request {seq}")
     kinds = [kind for kind in ("outputs", "error", "skipped") if kind in response]
     if len(kinds) != 1:
         found = " and ".join(f'"{k}"' for k in kinds) if kinds else "none"
@@ -118,7 +118,7 @@ def parse_run_response(response: object, seq: int, steps: int) -> RunReply:
     if kind != "outputs":
         if not isinstance(value, str):
             raise ProtocolError(f'"{kind}" must be a string, not {_describe(value)}')
-        return RunReply(kind, message=value)  # type: ignore[arg-type]  # kind is one of the two
+        return RunReply("error" if kind == "error" else "skipped", message=value)
     if not isinstance(value, list):
         raise ProtocolError(f'"outputs" must be an array of strings, not {_describe(value)}')
     bad = [index for index, text in enumerate(value) if not isinstance(text, str)]

@@ -1,29 +1,37 @@
 """The reference implementation behind protocol v1, as functions of protocol messages.
 
-`ReferenceImplementation(spec_dir)` answers with the numbers and texts of that spec folder's
-`loop.json`; the module-level `hello()` and `run()` use the bundled spec, so
-`--impl python:ctxconf.runner.reference_impl` is the same as `--impl reference`.
+`ReferenceImplementation(spec_dir)` answers, in every area the reference implements, with the
+numbers and texts of that spec folder's `loop.json`; the module-level `hello()` and `run()` use
+the bundled spec, so `--impl python:ctxconf.runner.reference_impl` is `--impl reference`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ctxconf import __version__
-from ctxconf.reference import ContextConfig, run_case
-from ctxconf.reference.adapter import OPS
+from ctxconf.reference import AREAS, OPS_BY_AREA, run_area_case
 
 from .protocol import PROTOCOL_VERSION
 
-AREAS = ("context",)
 NAME = "ctxconf-reference"
+
+
+def _load_loop(spec_dir: Path | None) -> dict[str, Any]:
+    if spec_dir is None:
+        from ctxconf.paths import bundled_spec_dir
+
+        spec_dir = bundled_spec_dir()
+    loop: dict[str, Any] = json.loads((spec_dir / "loop.json").read_text(encoding="utf-8"))
+    return loop
 
 
 class ReferenceImplementation:
     def __init__(self, spec_dir: Path | None = None) -> None:
-        self._config = ContextConfig.load(spec_dir)
+        self._loop = _load_loop(spec_dir)
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -40,12 +48,13 @@ class ReferenceImplementation:
         case = request.get("case")
         if not isinstance(case, Mapping) or not isinstance(case.get("steps"), list):
             return {"seq": seq, "error": 'the request has no "case" with a "steps" array'}
-        unknown = sorted({str(s.get("op")) for s in case["steps"] if s.get("op") not in OPS})
+        ops = OPS_BY_AREA[area]
+        unknown = sorted({str(s.get("op")) for s in case["steps"] if s.get("op") not in ops})
         if unknown:
-            return {"seq": seq, "error": f"unknown step op(s): {', '.join(unknown)}"}
+            return {"seq": seq, "error": f"unknown step op(s) in {area}: {', '.join(unknown)}"}
         try:
-            outputs = run_case(case, self._config)
-        except (KeyError, TypeError, ValueError) as error:
+            outputs = run_area_case(area, case, self._loop)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
             return {"seq": seq, "error": f"{type(error).__name__}: {error}"}
         return {"seq": seq, "outputs": outputs}
 

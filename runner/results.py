@@ -111,7 +111,7 @@ class Results:
 
 
 def totals(cases: Iterable[CaseResult]) -> dict[str, int]:
-    counts = dict.fromkeys(CASE_VERDICTS, 0)
+    counts: dict[str, int] = dict.fromkeys(CASE_VERDICTS, 0)
     for case in cases:
         counts[case.verdict] += 1
     return counts
@@ -234,7 +234,7 @@ def _line(value: object) -> str:
 
 
 class ResultsWriter:
-    """Writes a results file as the run goes: header first, each case as it is known, footer last."""
+    """Writes a results file as the run goes: the header, each case as it is known, the footer."""
 
     def __init__(self, path: Path, header: Header) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

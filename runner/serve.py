@@ -23,7 +23,7 @@ Message = dict[str, Any]
 def answer(implementation: ReferenceImplementation, message: object) -> Message | None:
     """The answer to one request; None for stop (and for anything that needs no answer)."""
     if not isinstance(message, Mapping):
-        return {"error": "a request is a JSON object with a \"cmd\""}
+        return {"error": 'a request is a JSON object with a "cmd"'}
     command = message.get("cmd")
     if command == "hello":
         return implementation.hello()
@@ -134,8 +134,10 @@ def serve_http(
 ) -> int:
     """Serve until interrupted; `on_ready` gets the URL once the socket listens."""
     server = make_http_server(host, port, implementation)
-    bound_host, bound_port = server.server_address[:2]
-    shown = f"[{bound_host}]" if ":" in str(bound_host) else str(bound_host)
+    address = server.server_address
+    bound_host = address[0].decode() if isinstance(address[0], bytes) else str(address[0])
+    bound_port = address[1]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     if on_ready is not None:
         on_ready(f"http://{shown}:{bound_port}")
     try:

@@ -47,7 +47,7 @@ class Judge:
             verdict = "not-run"
         elif actual == expected:
             verdict = "pass"
-        elif equivalent_diff.check(
+        elif case.area == "context" and equivalent_diff.check(  # the area whose edits are diffs
             step, expected, actual, context=self.diff_context, no_newline=self.no_newline
         ).equivalent:
             verdict = "equivalent-diff"
@@ -57,19 +57,13 @@ class Judge:
 
     def steps(self, case: Case, outputs: Sequence[object] | None) -> tuple[StepResult, ...]:
         """Every step, with the output received for it (None: not received, not judged)."""
-        received = list(outputs or [])
-        return tuple(
-            self.step(
-                case,
-                index,
-                received[index]
-                if index < len(received) and isinstance(received[index], str)
-                else None,
-            )
-            for index in range(len(case.steps))
-        )
+        received = [text if isinstance(text, str) else None for text in outputs or []]
+        received += [None] * (len(case.steps) - len(received))
+        return tuple(self.step(case, index, received[index]) for index in range(len(case.steps)))
 
-    def answered(self, case: Case, outputs: Sequence[str]) -> tuple[CaseVerdict, tuple[StepResult, ...]]:
+    def answered(
+        self, case: Case, outputs: Sequence[str]
+    ) -> tuple[CaseVerdict, tuple[StepResult, ...]]:
         """The verdict of a case the implementation answered with one output per step."""
         steps = self.steps(case, outputs)
         verdicts = {step.verdict for step in steps}
@@ -80,7 +74,7 @@ class Judge:
         return "pass", steps
 
     def settle(self, result: CaseResult) -> CaseResult:
-        """Apply --expected-failures: a listed case that failed is expected, one that passed is not."""
+        """Apply --expected-failures: a listed case failing was expected; one passing was not."""
         reason = self.expected_failures.reason_for(result.name, result.rules)
         if reason is None or result.verdict == "skipped":
             return result

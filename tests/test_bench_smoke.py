@@ -26,7 +26,9 @@ def quick_run() -> subprocess.CompletedProcess[str]:
         timeout=300,
         check=False,
     )
-    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    )
     return done
 
 
@@ -50,7 +52,11 @@ def _row_names(rows: list[str]) -> list[str]:
 
 @pytest.mark.parametrize(
     ("heading", "names"),
-    [("### Time", BENCHMARKS), ("### Memory", BENCHMARKS), ("### Diff: where the time goes", DIFF_INPUTS)],
+    [
+        ("### Time", BENCHMARKS),
+        ("### Memory", BENCHMARKS),
+        ("### Diff: where the time goes", DIFF_INPUTS),
+    ],
     ids=["time", "memory", "diff"],
 )
 def test_every_row_is_printed(

@@ -221,7 +221,7 @@ def test_a_patch_is_compared_file_by_file() -> None:
     sections = expected.split("\n")
     assert sections[0] == "[#p001]"
     at = sections.index("@@ -1,2 +1,2 @@")
-    alternative = "\n".join(sections[: at + 1] + ["+y", " x", "-y"] + sections[at + 4 :])
+    alternative = "\n".join([*sections[: at + 1], "+y", " x", "-y", *sections[at + 4 :]])
     assert alternative != expected
     assert check(step, expected, alternative).equivalent
     reordered = "\n".join([sections[0], *sections[at + 4 :], *sections[1 : at + 4]])

@@ -9,22 +9,28 @@ from typing import Any
 import pytest
 
 from ctxconf.paths import bundled_spec_dir
-from ctxconf.reference import ContextConfig
-from ctxconf.spec_rules import parse_rules
+from ctxconf.spec_rules import load_rules
 
 from .mutants import MUTANTS, Mutant, load_mutant
 
-CASES: list[dict[str, Any]] = json.loads(
-    (bundled_spec_dir() / "conformance" / "context.json").read_text(encoding="utf-8")
-)["cases"]
+SPEC = bundled_spec_dir()
+LOOP: dict[str, Any] = json.loads((SPEC / "loop.json").read_text(encoding="utf-8"))
+# Every case of every area, each with its area: (area, case).
+CASES: list[tuple[str, dict[str, Any]]] = [
+    (doc["area"], case)
+    for doc in (
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((SPEC / "conformance").glob("*.json"))
+    )
+    for case in doc["cases"]
+]
 
 
-def _failing_cases(module: Any, cases: list[dict[str, Any]]) -> list[str]:
-    config = ContextConfig.load()
+def _failing_cases(module: Any, cases: list[tuple[str, dict[str, Any]]]) -> list[str]:
     failing = []
-    for case in cases:
+    for area, case in cases:
         try:
-            outputs = module.run_case(case, config)
+            outputs = module.run_area_case(area, case, LOOP)
         except Exception:
             failing.append(case["name"])
             continue
@@ -36,7 +42,7 @@ def _failing_cases(module: Any, cases: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.rule}:{m.name}")
 def test_mutant_fails_a_case_of_its_rule(mutant: Mutant, tmp_path: Path) -> None:
     module = load_mutant(mutant, tmp_path)
-    tagged = [case for case in CASES if mutant.rule in case["rules"]]
+    tagged = [(area, case) for area, case in CASES if mutant.rule in case["rules"]]
     assert tagged, f"no case is tagged {mutant.rule}"
     assert _failing_cases(module, tagged), (
         f"mutant {mutant.name} breaks {mutant.rule}, yet every case tagged with it passes"
@@ -44,10 +50,15 @@ def test_mutant_fails_a_case_of_its_rule(mutant: Mutant, tmp_path: Path) -> None
 
 
 def test_every_rule_has_a_mutant() -> None:
-    md = bundled_spec_dir() / "context.md"
-    anchors = set(parse_rules(md.read_text(encoding="utf-8"), md))
-    assert anchors, "spec/context.md declares no rules"
+    anchors = set(load_rules(SPEC))
+    for area in ("ctx", "pfx"):
+        declared = any(anchor.startswith(area + ".") for anchor in anchors)
+        assert declared, f"the spec declares no {area}.* rules"
     assert anchors == {mutant.rule for mutant in MUTANTS}
+
+
+def test_both_areas_have_cases() -> None:
+    assert {area for area, _ in CASES} == {"context", "prefix"}
 
 
 def test_unmutated_copy_passes_every_case(tmp_path: Path) -> None:

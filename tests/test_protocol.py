@@ -24,9 +24,12 @@ from ctxconf.runner.reference_impl import hello, run
 
 PROTOCOL = schemas_dir() / "protocol"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
-CASES: list[dict[str, Any]] = json.loads(
-    (bundled_spec_dir() / "conformance" / "context.json").read_text(encoding="utf-8")
-)["cases"]
+CASES: list[dict[str, Any]] = [  # every bundled case, in run order, with its area
+    {**case, "area": data["area"]}
+    for path in sorted((bundled_spec_dir() / "conformance").glob("*.json"))
+    for data in [json.loads(path.read_text(encoding="utf-8"))]
+    for case in data["cases"]
+]
 
 
 def _validator(name: str) -> Draft202012Validator:
@@ -60,13 +63,13 @@ def test_hello_and_stop_follow_their_schemas() -> None:
     assert _errors("hello-response.json", hello()) == []
     assert _errors("stop-request.json", stop_request()) == []
     parsed = parse_hello(hello())
-    assert parsed.areas == ("context",)
+    assert set(parsed.areas) == {c["area"] for c in CASES}  # every area that has cases
     assert parsed.implementation.name == "ctxconf-reference"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_run_messages_follow_their_schemas(case: dict[str, Any]) -> None:
-    request = run_request(7, "context", case)
+    request = run_request(7, case["area"], case)
     assert _errors("run-request.json", request) == []
     assert set(request["case"]) <= {"limits", "steps"}  # never the expected texts
     response = run(request)
@@ -79,6 +82,16 @@ def test_the_run_schema_refuses_a_case_that_carries_its_answers() -> None:
     request = {"cmd": "run", "seq": 0, "area": "context",
                "case": {"steps": case["steps"], "expect": case["expect"]}}
     assert _errors("run-request.json", request)
+
+
+def test_context_steps_are_checked_by_their_op() -> None:
+    read = {"op": "read", "path": "a.txt"}  # no content
+    request = run_request(0, "context", {"steps": [read]})
+    assert _errors("run-request.json", request)
+    request = run_request(0, "context", {"steps": [{**read, "content": "x\n"}]})
+    assert _errors("run-request.json", request) == []
+    # Other areas' steps have their own shapes (schemas/cases.schema.json).
+    assert _errors("run-request.json", {**request, "area": "prefix"}) == []
 
 
 def test_unknown_fields_are_allowed_everywhere() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from ctxconf.runner.display import Progress, summary_line, visible_diff
 from ctxconf.runner.errors import UsageError
-from ctxconf.runner.results import CASE_VERDICTS, CaseResult
+from ctxconf.runner.results import CASE_VERDICTS, CaseResult, CaseVerdict
 from ctxconf.runner.selection import parse_selector
 
 
@@ -57,14 +57,15 @@ def test_summary_line(totals: dict[str, int], line: str) -> None:
     assert summary_line(totals, 1.5) == line + " in 1.50 s"
 
 
-def _case(verdict: str) -> CaseResult:
-    return CaseResult("context", "c.json", f"case-{verdict}", "", (), verdict, "", 0.0, "", ())  # type: ignore[arg-type]
+def _case(verdict: CaseVerdict) -> CaseResult:
+    return CaseResult("context", "c.json", f"case-{verdict}", "", (), verdict, "", 0.0, "", ())
 
 
 def test_progress_rewrites_one_line_on_a_terminal() -> None:
     stream = io.StringIO()
     progress = Progress(stream, 3, enabled=True)
-    for verdict in ("pass", "fail", "pass"):
+    verdicts: tuple[CaseVerdict, ...] = ("pass", "fail", "pass")
+    for verdict in verdicts:
         progress.update(_case(verdict))
     progress.clear()
     text = stream.getvalue()

@@ -3,6 +3,7 @@ selection and the results file as it is written."""
 
 from __future__ import annotations
 
+import _thread
 import json
 import random
 import threading
@@ -21,13 +22,17 @@ from ctxconf.runner.reference_impl import ReferenceImplementation
 from ctxconf.runner.results import load, schema_problems
 from ctxconf.runner.transports import CaseFailure, FakeTransport, Message
 
-CASE_FILE = bundled_spec_dir() / "conformance" / "context.json"
-CASES: list[dict[str, Any]] = json.loads(CASE_FILE.read_text(encoding="utf-8"))["cases"]
+CASES: list[dict[str, Any]] = [  # every bundled case, in run order, with its area
+    {**case, "area": data["area"]}
+    for path in sorted((bundled_spec_dir() / "conformance").glob("*.json"))
+    for data in [json.loads(path.read_text(encoding="utf-8"))]
+    for case in data["cases"]
+]
 REFERENCE = ReferenceImplementation()
 
 
 def _fake(answer: Callable[[Message], Message] | None = None, **kw: Any) -> Callable[[], Any]:
-    return lambda: FakeTransport(answer or REFERENCE.run, **kw)
+    return lambda: FakeTransport(answer or REFERENCE.run, hello=REFERENCE.hello(), **kw)
 
 
 def _run(answer: Callable[[Message], Message] | None = None, **options: Any) -> Any:
@@ -86,7 +91,9 @@ def test_one_wrong_text_fails_that_step_only() -> None:
     ],
     ids=["timeout", "crash", "error"],
 )
-def test_a_failing_transport_costs_one_case(raised: CaseFailure, verdict: str, message: str) -> None:
+def test_a_failing_transport_costs_one_case(
+    raised: CaseFailure, verdict: str, message: str
+) -> None:
     def answer(request: Message) -> Message:
         if request["seq"] == 2:
             raise raised
@@ -117,8 +124,13 @@ def test_too_few_outputs_keep_what_was_received() -> None:
 
 def test_areas_the_implementation_does_not_list_are_skipped_unsent() -> None:
     sent: list[Message] = []
-    hello = {**REFERENCE.hello(), "areas": ["prefix"]}
-    results = _run(factory=lambda: FakeTransport(lambda r: sent.append(r) or {}, hello=hello))
+
+    def answer(request: Message) -> Message:
+        sent.append(request)
+        return {}
+
+    hello = {**REFERENCE.hello(), "areas": ["elsewhere"]}
+    results = _run(factory=lambda: FakeTransport(answer, hello=hello))
     assert set(_verdicts(results).values()) == {"skipped"}
     assert "does not list the area 'context'" in results.cases[0].message
     assert sent == []
@@ -137,7 +149,7 @@ def test_no_usable_hello_stops_the_run(hello: Message | None, message: str) -> N
     def gone() -> Message:
         raise CaseFailure("crash", "went away")
 
-    factory = lambda: FakeTransport(REFERENCE.run, hello=hello if hello else gone)  # noqa: E731
+    factory = lambda: FakeTransport(REFERENCE.run, hello=hello or gone)  # noqa: E731
     with pytest.raises(ImplementationStartError, match=message):
         _run(factory=factory)
 
@@ -225,8 +237,11 @@ def _other_diff(request: Message) -> Message:
     return {**response, "outputs": [bracket + "\n@@ -1,2 +1,2 @@\n+y\n x\n-y"]}
 
 
-@pytest.mark.parametrize(("accept", "verdict", "code"), [(False, "equivalent-diff", 1),
-                                                         (True, "pass", 0)], ids=["strict", "accept"])
+@pytest.mark.parametrize(
+    ("accept", "verdict", "code"),
+    [(False, "equivalent-diff", 1), (True, "pass", 0)],
+    ids=["strict", "accept"],
+)
 def test_equivalent_diffs(tmp_path: Path, accept: bool, verdict: str, code: int) -> None:
     results = _run(_other_diff, case_files=(_edit_case_file(tmp_path),),
                    accept_equivalent_diffs=accept)
@@ -249,7 +264,7 @@ def test_workers_share_the_cases_and_results_keep_case_order() -> None:
         return REFERENCE.run(request)
 
     def factory() -> FakeTransport:
-        made.append(FakeTransport(answer))
+        made.append(FakeTransport(answer, hello=REFERENCE.hello()))
         return made[-1]
 
     results = _run(factory=factory, jobs=3)
@@ -280,8 +295,10 @@ def test_k_chooses_by_name_or_rule(k: str, check: Callable[[dict[str, Any]], boo
 
 
 def test_area_filter() -> None:
-    assert _run(areas=("prefix",)).cases == ()
-    assert len(_run(areas=("context",)).cases) == len(CASES)
+    assert _run(areas=("elsewhere",)).cases == ()
+    for area in {c["area"] for c in CASES}:
+        wanted = [c["name"] for c in CASES if c["area"] == area]
+        assert [c.name for c in _run(areas=(area,)).cases] == wanted
 
 
 @pytest.mark.parametrize(
@@ -307,3 +324,23 @@ def test_a_run_cut_short_leaves_a_file_without_footer(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8").count('\n{"area": ') == 3  # one case to a line
     with pytest.raises(ResultsFileError, match="no footer: the run that wrote it was cut short"):
         load(path)
+
+
+def test_an_interrupted_run_with_workers_starts_no_more_cases(tmp_path: Path) -> None:
+    made: list[FakeTransport] = []
+
+    def answer(request: Message) -> Message:
+        if request["seq"] == 3:
+            _thread.interrupt_main()  # as Ctrl-C does: in the main thread, not a worker
+        time.sleep(0.005)
+        return REFERENCE.run(request)
+
+    def factory() -> FakeTransport:
+        made.append(FakeTransport(answer, hello=REFERENCE.hello()))
+        return made[-1]
+
+    with pytest.raises(KeyboardInterrupt):
+        _run(factory=factory, jobs=2, results_path=tmp_path / "results.json")
+    sent = sum(len(t.requests) for t in made)
+    assert sent < 10 < len(CASES)
+    assert all(t.closed for t in made)

@@ -16,17 +16,83 @@ import pytest
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.runner.results import load
 
-from .cli import ctxconf
+from .cli import Done, ctxconf
 
 FAUX = Path(__file__).resolve().parent / "fauxmplementations"
-CASES: list[dict[str, Any]] = json.loads(
-    (bundled_spec_dir() / "conformance" / "context.json").read_text(encoding="utf-8")
-)["cases"]
+CASES: list[dict[str, Any]] = [  # every bundled case, in run order, with its area
+    {**case, "area": data["area"]}
+    for path in sorted((bundled_spec_dir() / "conformance").glob("*.json"))
+    for data in [json.loads(path.read_text(encoding="utf-8"))]
+    for case in data["cases"]
+]
 BROKEN = 1  # the seq the fauxmplementations break on: the second case
+
+# script, verdict, message, a line of its stderr
+BROKEN_RUNS = [
+    ("crash_on_run", "crash", "the implementation exited with code 3 before answering",
+     "crash_on_run: giving up on purpose"),
+    ("hang", "timeout",
+     "no answer within 2 s: the implementation was killed (its whole process group)",
+     "hang: child pid"),
+    ("nonjson_on_run", "error", "the response is not JSON (Expecting value at column 1): "
+     "'this is not JSON'", ""),
+    ("array_on_run", "error", "not a protocol message: a JSON array: '[1, 2, 3]'", ""),
+    ("two_answers", "error", 'a run response carries exactly one of "outputs", "error" or '
+     '"skipped"; found "outputs" and "error"', ""),
+    ("wrong_seq", "error", "wrong seq: the response says 101, the request 1", ""),
+    ("too_few_outputs", "error", "too few outputs: expected 4 (one per step), got 3", ""),
+    ("too_many_outputs", "error", "too many outputs: expected 4 (one per step), got 5", ""),
+    ("non_utf8", "error", "the response is not UTF-8: byte 0xe9 at offset 27", ""),
+    ("huge_line", "error", "a response line longer than 67108864 bytes", ""),
+    ("error_on_run", "error",
+     "the implementation answered with an error: multiedit is not implemented", ""),
+]
 
 
 def _cmd(script: str) -> str:
     return f"cmd:{sys.executable} {FAUX / script}.py"
+
+
+class _Runs:
+    """`ctxconf run` against each fauxmplementation, all started at once (each run spends most
+    of its time starting processes), each awaited by the test that checks it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.started: dict[str, subprocess.Popen[str]] = {}
+
+    def start(self, script: str, *args: str) -> None:
+        out = self.folder / script
+        out.mkdir()
+        self.started[script] = subprocess.Popen(
+            [sys.executable, "-m", "ctxconf", "run", "--impl", _cmd(script), *args,
+             "--json", str(out / "results.json")],
+            cwd=out, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+
+    def finish(self, script: str, expect: int) -> tuple[Done, Path]:
+        process = self.started.pop(script)
+        stdout, stderr = process.communicate(timeout=120)
+        done = Done(process.returncode, stdout, stderr)
+        assert done.returncode == expect, str(done)
+        assert "Traceback" not in done.stderr, str(done)
+        return done, self.folder / script
+
+    def stop(self) -> None:
+        for process in self.started.values():
+            process.kill()
+            process.communicate()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
+    runs = _Runs(tmp_path_factory.mktemp("faux"))
+    for script, *_ in BROKEN_RUNS:
+        runs.start(script, "--timeout", "2" if script == "hang" else "20")
+    for script in ("skip_on_run", "bad_hello", "crash_on_start"):
+        runs.start(script)
+    yield runs
+    runs.stop()
 
 
 def _check_one_case_lost(tmp_path: Path, stdout: str, verdict: str, message: str) -> Any:
@@ -43,46 +109,23 @@ def _check_one_case_lost(tmp_path: Path, stdout: str, verdict: str, message: str
 
 
 @pytest.mark.parametrize(
-    ("script", "verdict", "message", "stderr"),
-    [
-        ("crash_on_run", "crash", "the implementation exited with code 3 before answering",
-         "crash_on_run: giving up on purpose"),
-        ("hang", "timeout",
-         "no answer within 1 s: the implementation was killed (its whole process group)",
-         "hang: child pid"),
-        ("nonjson_on_run", "error", "the response is not JSON (Expecting value at column 1): "
-         "'this is not JSON'", ""),
-        ("array_on_run", "error", "not a protocol message: a JSON array: '[1, 2, 3]'", ""),
-        ("two_answers", "error", 'exactly one of "outputs", "error" or "skipped"; found '
-         '"outputs" and "error"', ""),
-        ("wrong_seq", "error", "wrong seq: the response says 101, the request 1", ""),
-        ("too_few_outputs", "error", "too few outputs: expected 4 (one per step), got 3", ""),
-        ("too_many_outputs", "error", "too many outputs: expected 4 (one per step), got 5", ""),
-        ("non_utf8", "error", "the response is not UTF-8: byte 0xe9 at offset 27", ""),
-        ("huge_line", "error", "a response line longer than 67108864 bytes", ""),
-        ("error_on_run", "error",
-         "the implementation answered with an error: multiedit is not implemented", ""),
-    ],
-    ids=lambda value: value if isinstance(value, str) and value.isidentifier() else None,
+    ("script", "verdict", "message", "stderr"), BROKEN_RUNS, ids=[r[0] for r in BROKEN_RUNS]
 )
 def test_broken_case_costs_one_case(
-    tmp_path: Path, script: str, verdict: str, message: str, stderr: str
+    runs: _Runs, script: str, verdict: str, message: str, stderr: str
 ) -> None:
     assert len(CASES[BROKEN]["steps"]) == 4  # the counts in the messages above
-    timeout = "1" if script == "hang" else "10"
-    done = ctxconf("run", "--impl", _cmd(script), "--timeout", timeout,
-                   "--json", tmp_path / "results.json", cwd=tmp_path, expect=1)
-    broken = _check_one_case_lost(tmp_path, done.stdout, verdict, message)
+    done, folder = runs.finish(script, expect=1)
+    broken = _check_one_case_lost(folder, done.stdout, verdict, message)
     assert stderr in broken.stderr
     assert f"{verdict.upper()} {broken.name}: {message}" in done.stdout
     if stderr:
         assert f"  | {stderr}" in done.stdout
 
 
-def test_a_skipped_case_does_not_fail_the_run(tmp_path: Path) -> None:
-    done = ctxconf("run", "--impl", _cmd("skip_on_run"), "--json", tmp_path / "results.json",
-                   cwd=tmp_path, expect=0)
-    broken = _check_one_case_lost(tmp_path, done.stdout, "skipped", "not in this harness")
+def test_a_skipped_case_does_not_fail_the_run(runs: _Runs) -> None:
+    done, folder = runs.finish("skip_on_run", expect=0)
+    broken = _check_one_case_lost(folder, done.stdout, "skipped", "not in this harness")
     assert [s.verdict for s in broken.steps] == ["not-run"] * 4
 
 
@@ -95,11 +138,11 @@ def test_a_skipped_case_does_not_fail_the_run(tmp_path: Path) -> None:
     ],
     ids=["bad_hello", "crash_on_start"],
 )
-def test_no_hello_no_run(tmp_path: Path, script: str, message: str) -> None:
-    done = ctxconf("run", "--impl", _cmd(script), cwd=tmp_path, expect=2)
+def test_no_hello_no_run(runs: _Runs, script: str, message: str) -> None:
+    done, folder = runs.finish(script, expect=2)
     assert "ctxconf run: the implementation did not answer hello: " in done.stderr
     assert message in done.stderr
-    assert not (tmp_path / "reports" / "results.json").exists()
+    assert not (folder / "results.json").exists()
 
 
 @pytest.fixture

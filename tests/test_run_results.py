@@ -74,7 +74,8 @@ def _broken(tmp_path: Path, mixed: Results, change: Any) -> Path:
         (lambda d: d.update(format_version=2), "results format version 2"),
         (lambda d: d.update(format="other"), "not a ctxconf results file"),
         (lambda d: d["cases"][0].update(verdict="great"), "cases/0/verdict: 'great' is not one of"),
-        (lambda d: d["cases"][1]["steps"][0].pop("actual"), "cases/1/steps/0: 'actual' is a required"),
+        (lambda d: d["cases"][1]["steps"][0].pop("actual"),
+         "cases/1/steps/0: 'actual' is a required"),
         (lambda d: d["header"].update(extra=1), "header: Additional properties are not allowed"),
     ],
     ids=["no-footer", "version", "format", "verdict", "step-field", "extra-field"],
@@ -140,6 +141,7 @@ def test_junit_expected_failures_and_unexpected_passes(mixed: Results) -> None:
     cases[0] = replace(cases[0], verdict="unexpected-pass", message="flaky")
     cases[1] = replace(cases[1], verdict="expected-failure", message="known")
     root = junit_tree(replace(mixed, cases=tuple(cases))).getroot()
+    assert root is not None
     first, second = list(root.iter("testcase"))[:2]
     failure = first.find("failure")
     assert failure is not None and "unexpected pass" in (failure.get("message") or "")

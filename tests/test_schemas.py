@@ -57,10 +57,17 @@ def test_loop_schema_requires_exactly_the_templates_the_reference_renders() -> N
     rendered = {"id"}  # the id template is rendered through a name held in a variable
     for source in REFERENCE.glob("*.py"):
         rendered |= set(re.findall(r'render\(\s*"(\w+)"', source.read_text(encoding="utf-8")))
-    texts = load(SCHEMAS / "loop.schema.json")["$defs"]["texts"]
-    assert set(texts["required"]) == rendered
-    assert set(texts["properties"]) == rendered
-    assert texts["additionalProperties"] is False
+    defs = load(SCHEMAS / "loop.schema.json")["$defs"]
+    note = {name for name, value in defs["note"]["properties"].items() if value["type"] == "string"}
+    sections = [note]
+    for texts in (defs["texts"], defs["prefix_texts"]):
+        assert set(texts["required"]) == set(texts["properties"])
+        assert texts["additionalProperties"] is False
+        sections.append(set(texts["properties"]))
+    templates = set().union(*sections)
+    # One name, one template: a name in two sections could hide a template nobody renders.
+    assert sum(map(len, sections)) == len(templates)
+    assert templates == rendered
 
 
 def test_loop_schema_cap_is_the_reference_cap() -> None:

@@ -25,6 +25,7 @@ from ctxconf.runner.transports import (
     PythonTransport,
     transport_factory,
 )
+from ctxconf.runner.transports.base import decode_message
 
 FAUX = Path(__file__).resolve().parent / "fauxmplementations"
 STEPS = [{"op": "read", "id": "#a001", "path": "a.txt", "content": "x\n"}]
@@ -113,7 +114,8 @@ def _alive(pid: int) -> bool:
 
 
 def test_json_lines_serve_many_cases_in_one_process() -> None:
-    transport = JsonLinesTransport([sys.executable, "-m", "ctxconf", "serve", "--stdio"], timeout=10)
+    serve = [sys.executable, "-m", "ctxconf", "serve", "--stdio"]
+    transport = JsonLinesTransport(serve, timeout=10)
     try:
         assert transport.hello()["implementation"]["name"] == "ctxconf-reference"
         for seq in range(3):
@@ -172,7 +174,8 @@ def test_json_lines_cap_the_line_length() -> None:
 
 def test_json_lines_keep_only_the_end_of_stderr() -> None:
     script = "import sys; sys.stderr.write('x' * 5000 + 'THE END'); sys.stderr.flush(); sys.exit(1)"
-    transport = JsonLinesTransport([sys.executable, "-c", script], timeout=10, stderr_kept_bytes=100)
+    argv = [sys.executable, "-c", script]
+    transport = JsonLinesTransport(argv, timeout=10, stderr_kept_bytes=100)
     with pytest.raises(CaseFailure) as raised:
         transport.hello()
     assert raised.value.kind == "crash"
@@ -207,7 +210,7 @@ def server_url() -> Iterator[str]:
 def test_http_serves_many_cases_on_one_connection(server_url: str) -> None:
     transport = HttpTransport(server_url, timeout=10)
     try:
-        assert transport.hello()["areas"] == ["context"]
+        assert transport.hello() == ReferenceImplementation().hello()
         for seq in range(3):
             assert transport.run(_request(seq), 10) == {"seq": seq, "outputs": EXPECTED}
     finally:
@@ -236,7 +239,7 @@ def test_http_timeout() -> None:
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         transport = HttpTransport(f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=10)
-        with pytest.raises(CaseFailure, match="no answer within 0.3 s") as raised:
+        with pytest.raises(CaseFailure, match=r"no answer within 0\.3 s") as raised:
             transport.run(_request(0), 0.3)
         assert raised.value.kind == "timeout"
         transport.close()
@@ -290,4 +293,36 @@ def test_python_transport_carries_the_reference() -> None:
     transport = transport_factory("reference", timeout=10)()
     assert transport.hello()["protocol"] == hello_request()["protocol"]
     assert transport.run(_request(5), 10) == {"seq": 5, "outputs": EXPECTED}
+    transport.close()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"seq": 1, "outputs": ["\\ud800"]}', "the response holds a lone surrogate (\\ud800)"),
+        (b"\xff{}", "the response is not UTF-8: byte 0xff at offset 0"),
+        (b"{'seq': 1}", "the response is not JSON (Expecting property name enclosed in double"),
+        (b'"text"', "not a protocol message: a JSON string: '\"text\"'"),
+    ],
+    ids=["lone-surrogate", "not-utf8", "not-json", "string"],
+)
+def test_what_a_transport_refuses(data: bytes, message: str) -> None:
+    with pytest.raises(CaseFailure) as raised:
+        decode_message(data)
+    assert raised.value.kind == "error"
+    assert raised.value.message.startswith(message)
+
+
+def test_escaped_characters_pass() -> None:
+    assert decode_message(b'{"outputs": ["\\ud83d\\ude00 \\u00e9"]}') == {"outputs": ["😀 é"]}
+
+
+def test_python_lone_surrogate() -> None:
+    class Surrogate(_Misbehaving):
+        def run(self, request: dict[str, Any]) -> Any:
+            return {"seq": request["seq"], "outputs": ["\ud800"]}
+
+    transport = PythonTransport(Surrogate("surrogate"), timeout=10)
+    with pytest.raises(CaseFailure, match="lone surrogate"):
+        transport.run(_request(0), 10)
     transport.close()

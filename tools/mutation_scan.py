@@ -16,6 +16,7 @@ import importlib.util
 import json
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -61,15 +62,24 @@ def load(package_dir: Path, name: str):  # type: ignore[no-untyped-def]
     return module
 
 
+class _TimedOut(BaseException):
+    pass
+
+
+def _time_out(signum: int, frame: object) -> None:
+    raise _TimedOut
+
+
 def main() -> int:
+    signal.signal(signal.SIGALRM, _time_out)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--show-survivors", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from ctxconf.reference import ContextConfig
-
-    config = ContextConfig.load()
-    cases = json.loads((ROOT / "spec" / "conformance" / "context.json").read_text())["cases"]
+    loop = json.loads((ROOT / "spec" / "loop.json").read_text())
+    cases = [(doc["area"], case)
+             for path in sorted((ROOT / "spec" / "conformance").glob("*.json"))
+             for doc in [json.loads(path.read_text())] for case in doc["cases"]]
     killed, survived = 0, []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
@@ -83,11 +93,15 @@ def main() -> int:
                 original = lines[index]
                 lines[index] = mutated
                 (target / source_file.name).write_text("\n".join(lines))
+                signal.alarm(10)  # a mutant that loops for ever is caught too
                 try:
                     module = load(target, name)
-                    caught = any(module.run_case(case, config) != case["expect"] for case in cases)
-                except Exception:
+                    caught = any(module.run_area_case(area, case, loop) != case["expect"]
+                                 for area, case in cases)
+                except (Exception, _TimedOut):
                     caught = True
+                finally:
+                    signal.alarm(0)
                 if caught:
                     killed += 1
                 else:

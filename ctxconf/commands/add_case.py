@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ctxconf.addcase import AddCaseError, add_cases
-from ctxconf.specdir import SpecDirError, add_spec_argument, load_config, spec_dir
+from ctxconf.specdir import SpecDirError, add_spec_argument, load_loop, spec_dir
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.spec)
+        loop = load_loop(args.spec)
         target = args.to or spec_dir(args.spec) / "conformance" / "context.json"
     except SpecDirError as error:
         print(f"ctxconf add-case: {error}", file=sys.stderr)
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"ctxconf add-case: no such file: {path}", file=sys.stderr)
             return 2
     try:
-        names = add_cases(args.yaml, target, config)
+        names = add_cases(args.yaml, target, loop)
     except AddCaseError as error:
         print(error, file=sys.stderr)
         return 1

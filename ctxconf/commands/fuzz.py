@@ -15,8 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--impl", required=True, metavar="SPEC",
         help="reference, python:MODULE, cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
     )
-    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, metavar="N",
-                        help=f"sessions to generate (default {DEFAULT_EXAMPLES})")
+    parser.add_argument("--examples", type=int, default=None, metavar="N",
+                        help=f"sessions to generate (default {DEFAULT_EXAMPLES}; with --max-time "
+                             "alone, as many as the time allows)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="the seed: the same seed generates the same sessions (default: random)")
     parser.add_argument("--max-time", type=float, default=None, metavar="SECONDS",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ctxconf.regen import RegenResult, regenerate
-from ctxconf.specdir import SpecDirError, add_spec_argument, case_files, load_config
+from ctxconf.specdir import SpecDirError, add_spec_argument, case_files, load_loop
 from ctxconf.textdiff import visible_diff
 
 
@@ -42,7 +42,7 @@ def print_result(result: RegenResult, *, check: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.spec)
+        loop = load_loop(args.spec)
         files = args.files or case_files(args.spec)
     except SpecDirError as error:
         print(f"ctxconf regen: {error}", file=sys.stderr)
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"ctxconf regen: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    result = regenerate(files, config, check=args.check)
+    result = regenerate(files, loop, check=args.check)
     print_result(result, check=args.check)
     if result.errors or result.disagreements:
         return 1

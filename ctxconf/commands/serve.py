@@ -12,7 +12,9 @@ from ctxconf.cli import EXIT_OK, EXIT_USAGE
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     how = parser.add_mutually_exclusive_group(required=True)
     how.add_argument(
-        "--stdio", action="store_true", help="answer protocol messages as JSON lines on stdin/stdout"
+        "--stdio",
+        action="store_true",
+        help="answer protocol messages as JSON lines on stdin/stdout",
     )
     how.add_argument(
         "--http",
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ctxconf serve: cannot load the spec: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.stdio:
-        return serve.serve_stdio(implementation)
+        return int(serve.serve_stdio(implementation))
     try:
         host, port = serve.parse_address(args.http)
     except ValueError as error:

@@ -1,9 +1,9 @@
 """Transports, and the one place an --impl SPEC string is turned into one.
 
-    reference        the bundled reference, in this process
-    python:MODULE    a module with hello() and run(request), in this process
-    cmd:COMMAND      a subprocess speaking JSON lines (split with shlex, run without a shell)
-    http://HOST:PORT an HTTP server answering GET /hello and POST /run
+reference        the bundled reference, in this process
+python:MODULE    a module with hello() and run(request), in this process
+cmd:COMMAND      a subprocess speaking JSON lines (split with shlex, run without a shell)
+http://HOST:PORT an HTTP server answering GET /hello and POST /run
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ TransportFactory = Callable[[], Transport]
 SPEC_FORMS = "reference, python:MODULE, cmd:COMMAND or an http:// URL"
 
 
-def transport_factory(spec: str, *, timeout: float, spec_dir: Path | None = None) -> TransportFactory:
+def transport_factory(
+    spec: str, *, timeout: float, spec_dir: Path | None = None
+) -> TransportFactory:
     """Check `spec` now and return what makes a new, independent transport for it."""
     if spec == "reference":
         from ..reference_impl import ReferenceImplementation

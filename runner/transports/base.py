@@ -62,16 +62,39 @@ def decode_message(data: bytes) -> Message:
         value = json.loads(text)
     except json.JSONDecodeError as error:
         raise CaseFailure(
-            "error", f"the response is not JSON ({error.msg} at column {error.colno}): {_excerpt(text)}"
+            "error",
+            f"the response is not JSON ({error.msg} at column {error.colno}): {_excerpt(text)}",
         ) from None
+    if b"\\ud" in data.lower():  # only an escape can smuggle in a lone surrogate
+        check_characters(value)
     if not isinstance(value, dict):
         kind = _JSON_TYPES.get(type(value), type(value).__name__)
         raise CaseFailure("error", f"not a protocol message: a JSON {kind}: {_excerpt(text)}")
     return value
 
 
-_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
-               type(None): "null"}
+def check_characters(value: object) -> None:
+    """CaseFailure if `value` holds a lone surrogate (JSON allows the escape; Unicode has no such
+    character, and it could be neither shown nor written to the results file)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad = error.object[error.start : error.end]
+        raise CaseFailure(
+            "error",
+            f"the response holds a lone surrogate ({bad.encode('unicode_escape').decode()}),"
+            " which is not a character",
+        ) from None
+
+
+_JSON_TYPES = {
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
 
 
 def _excerpt(text: str, limit: int = 200) -> str:

@@ -99,7 +99,9 @@ class HttpTransport:
             raise CaseFailure("error", f"{where}: {detail}") from None
         if len(data) > self._max_body:
             self.close()
-            raise CaseFailure("error", f"{where}: a response body longer than {self._max_body} bytes")
+            raise CaseFailure(
+                "error", f"{where}: a response body longer than {self._max_body} bytes"
+            )
         if response.will_close:
             self.close()
         else:

@@ -260,7 +260,8 @@ class JsonLinesTransport:
             self._exchange(hello_request(), timeout)
         except CaseFailure as failure:
             raise CaseFailure(
-                failure.kind, f"the implementation was restarted and failed hello: {failure.message}"
+                failure.kind,
+                f"the implementation was restarted and failed hello: {failure.message}",
             ) from None
 
     def _discard(self) -> None:

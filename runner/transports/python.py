@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .base import CaseFailure, Message
+from .base import CaseFailure, Message, check_characters
 
 
 class Implementation(Protocol):
@@ -85,9 +85,12 @@ class PythonTransport:
             last = value.strip().splitlines()[-1]
             raise CaseFailure("crash", f"{name} raised {last}", stderr=value)
         try:
-            response = json.loads(json.dumps(value))
+            text = json.dumps(value)
         except (TypeError, ValueError) as error:
             raise CaseFailure("error", f"{name} returned what JSON cannot carry: {error}") from None
+        response = json.loads(text)
+        if "\\ud" in text.lower():  # non-ASCII is escaped: look closer only then
+            check_characters(response)
         if not isinstance(response, dict):
             raise CaseFailure(
                 "error", f"not a protocol message: {name} returned {type(value).__name__}"

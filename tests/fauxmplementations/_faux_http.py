@@ -7,35 +7,38 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from _faux import BROKEN_SEQ, reference_hello, reference_run
+from _faux import BROKEN_SEQ, Message, reference_hello, reference_run
 
 
-def serve(on_broken_run: Callable[[BaseHTTPRequestHandler, dict[str, Any]], None]) -> None:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    on_broken_run: Callable[[Handler, Message], None] | None = None  # set by serve()
 
-        def do_GET(self) -> None:
-            self.answer(200, reference_hello())
+    def do_GET(self) -> None:
+        self.answer(200, reference_hello())
 
-        def do_POST(self) -> None:
-            message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            if message.get("seq") == BROKEN_SEQ:
-                on_broken_run(self, message)
-            else:
-                self.answer(200, reference_run(message))
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if message.get("seq") == BROKEN_SEQ and Handler.on_broken_run is not None:
+            Handler.on_broken_run(self, message)
+        else:
+            self.answer(200, reference_run(message))
 
-        def answer(self, status: int, body: object) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def answer(self, status: int, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
+
+def serve(on_broken_run: Callable[[Handler, Message], None]) -> None:
+    Handler.on_broken_run = on_broken_run
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()

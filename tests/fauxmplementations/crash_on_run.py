@@ -2,10 +2,10 @@
 
 import sys
 
-from _faux import serve
+from _faux import Message, serve
 
 
-def crash(message: dict) -> None:
+def crash(message: Message) -> None:
     sys.stderr.write("crash_on_run: giving up on purpose\n")
     sys.stderr.flush()
     sys.exit(3)

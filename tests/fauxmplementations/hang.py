@@ -4,10 +4,10 @@ import subprocess
 import sys
 import time
 
-from _faux import serve
+from _faux import Message, serve
 
 
-def hang(message: dict) -> None:
+def hang(message: Message) -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     sys.stderr.write(f"hang: child pid {child.pid}\n")
     sys.stderr.flush()

@@ -2,10 +2,10 @@
 
 import sys
 
-from _faux import serve
+from _faux import Message, serve
 
 
-def huge(message: dict) -> None:
+def huge(message: Message) -> None:
     block = b"x" * (1 << 20)
     for _ in range(65):
         sys.stdout.buffer.write(block)

@@ -2,13 +2,12 @@
 
 import socket
 import struct
-from http.server import BaseHTTPRequestHandler
-from typing import Any
 
-from _faux_http import serve
+from _faux import Message
+from _faux_http import Handler, serve
 
 
-def reset(handler: BaseHTTPRequestHandler, message: dict[str, Any]) -> None:
+def reset(handler: Handler, message: Message) -> None:
     # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
     handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     handler.connection.close()

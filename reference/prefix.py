@@ -1,0 +1,405 @@
+"""The prefix every request starts with: one system prompt per session, a fixed tool list, and
+what changes mid-session sent as a `<session-note>` on the person's next message.
+
+A `PrefixSession` is one conversation. The harness tells it what happens (a message from the
+person, a changed date or mode, a tool call, a compaction, a model switch, a provider response)
+and sends what it returns: each request's system prompt, tool names and new user message; each
+tool call's answer; each response's cached-token numbers.
+
+    session = PrefixSession(model="m", date="2026-11-04", mode="code", tools=[Tool("read")])
+    request = session.user("Fix the flaky test.")   # request.system, request.tools, request.message
+    session.set_date("2026-11-05")                  # midnight: the system prompt stays as it is
+    request = session.user("Go on.")                # ... and the message carries the new date
+
+The system prompt is made when the first request is built, after a compaction and at a model
+switch, and is resent byte for byte in between; nothing in it tells the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .config import Texts
+from .prefix_config import PrefixConfig
+from .usage import Usage, normalise_usage
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool of the harness; one that `requires` a mode is offered in every mode all the same."""
+
+    name: str
+    requires: str | None = None
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """An MCP server of the session's configuration, ready `ready_ms` after the session starts."""
+
+    server: str
+    ready_ms: int
+    tools: tuple[str, ...]
+    instructions: str = ""
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one request carries that this area decides."""
+
+    system_number: int  # the system prompt's number, by first appearance in the session
+    system: str
+    tools: tuple[str, ...]
+    message: str  # the new user message as sent, its note included
+
+    def render(self, texts: Texts) -> str:
+        """The conformance text of the request."""
+        tools = texts.render("tools_separator").join(self.tools) or texts.render("no_tools")
+        return texts.render("request", system=self.system_number, tools=tools, message=self.message)
+
+
+# Keys of what the model is told; files and MCP servers have one key each.
+_DATE, _MODE, _PERSONALITY, _PLAN = "date", "mode", "personality", "plan"
+_FILE, _MCP = "file\0", "mcp\0"
+
+
+class PrefixSession:
+    """The prefix state of one conversation: prompts made, tools offered, what the model knows."""
+
+    def __init__(
+        self,
+        config: PrefixConfig | None = None,
+        *,
+        model: str,
+        date: str,
+        mode: str,
+        tools: Sequence[Tool],
+        personality: str | None = None,
+        files: Iterable[tuple[str, str]] = (),
+        mcp: Sequence[McpServer] = (),
+        base: str = "",
+    ) -> None:
+        self.config = config if config is not None else PrefixConfig.load()
+        self._texts = self.config.texts
+        self._notes = self.config.notes
+        self._base = base
+        self.model = model
+        self._date = date
+        self._mode = mode
+        self._personality = personality
+        self._files: dict[str, str] = dict(files)  # memory and instruction files, in order
+        self._plan: str | None = None
+        self._builtin = tuple(tools)
+        self._requires = {tool.name: tool.requires for tool in tools}
+        self._servers = tuple(mcp)
+        self._connected: set[str] = set()
+        self._withdrawn: set[str] = set()
+        self._system: str | None = None  # None until the first request is built
+        self._tools: tuple[str, ...] = ()
+        self._numbers: dict[str, int] = {}
+        self._told: dict[str, str | None] = {}  # what the model was last told of each item
+        self._history: list[str] = []  # the user messages as sent, since the last compaction
+        self._wrapping_up = False
+        self._usage: list[Usage] = []
+
+    # -- what happens in the session -------------------------------------------------------
+
+    def user(self, text: str) -> Request:
+        """The person's message, with a note of whatever changed since the model was told."""
+        self._wrapping_up = False
+        return self._send(text, person=True)
+
+    def set_date(self, date: str) -> None:
+        self._date = date
+
+    def set_mode(self, mode: str) -> None:
+        self._mode = mode
+
+    def set_personality(self, personality: str) -> None:
+        self._personality = personality
+
+    def edit_file(self, path: str, content: str) -> None:
+        """A memory or instruction file as it now reads; "" when emptied or removed."""
+        self._files[path] = content
+
+    def edit_plan(self, plan: str) -> None:
+        """The plan as the person edited it."""
+        self._plan = plan
+
+    def withdraw(self, tools: Iterable[str]) -> None:
+        """Tools that can no longer run: still offered until the tool list is made again."""
+        known = {tool.name for tool in self._builtin} | {
+            name for server in self._servers for name in server.tools
+        }
+        for name in tools:
+            if name not in known:
+                raise ValueError(f"no tool {name!r} in this session")
+            self._withdrawn.add(name)
+
+    def switch_model(self, model: str) -> None:
+        """Another model: the cache is lost anyway, so the prompt and tools are made again."""
+        if model == self.model:
+            return
+        self.model = model
+        if self._system is not None:
+            self._make_prompt()
+
+    def call(self, tool: str, result: str) -> str:
+        """The answer to the model's call of `tool`: `result` when it runs, else a refusal."""
+        if tool not in self._tools:
+            raise ValueError(f"{tool!r} is not offered in this session's requests")
+        t = self._texts
+        if self._wrapping_up:
+            return t.render("wrap_up_refused")
+        if tool in self._withdrawn:
+            return t.render("withdrawn", tool=tool)
+        requires = self._requires.get(tool)
+        if requires is not None and requires != self._mode:
+            return t.render("unavailable", tool=tool, requires=requires, mode=self._mode)
+        return result
+
+    def wrap_up(self) -> Request:
+        """The last request of a task: the same prompt and tools, and no call runs after it."""
+        self._wrapping_up = True
+        return self._send(self._texts.render("wrap_up"), person=False)
+
+    def compact(self) -> Request:
+        """Ask for the summary as the next turn; then start the history over from it."""
+        request = self._send(self._texts.render("compact_request"), person=False)
+        self._history.clear()
+        self._wrapping_up = False
+        self._make_prompt()
+        # The notes went with the history: what the new prompt does not hold is told again.
+        self._told.pop(_DATE, None)
+        self._told.pop(_PLAN, None)
+        return request
+
+    def response(self, provider: str, body_or_events: object, *, stream: bool) -> Usage:
+        """Record the cached-token numbers of the response to the latest request."""
+        usage = normalise_usage(provider, body_or_events, stream)
+        self._usage.append(usage)
+        return usage
+
+    # -- what the session shows ------------------------------------------------------------
+
+    def usage_table(self) -> str:
+        """Every response's numbers, one row per request."""
+        t = self._texts
+        if not self._usage:
+            return t.render("usage_none")
+
+        def shown(value: int | None) -> str:
+            return t.render("not_reported") if value is None else str(value)
+
+        return "\n".join(
+            t.render(
+                "usage_row",
+                request=number,
+                input_total=shown(usage.input_total),
+                cache_read=shown(usage.cache_read),
+                cache_write=shown(usage.cache_write),
+                uncached=shown(usage.uncached),
+            )
+            for number, usage in enumerate(self._usage, start=1)
+        )
+
+    def history(self) -> str:
+        """The user messages the history holds, each exactly as it was sent."""
+        t = self._texts
+        if not self._history:
+            return t.render("history_empty")
+        return "\n".join(
+            t.render("history_entry", number=number, message=message)
+            for number, message in enumerate(self._history, start=1)
+        )
+
+    @property
+    def usage(self) -> tuple[Usage, ...]:
+        return tuple(self._usage)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _send(self, text: str, *, person: bool) -> Request:
+        first = self._system is None
+        if first:
+            # The first request waits for the MCP servers, up to mcp_wait_ms.
+            wait = self.config.mcp_wait_ms
+            self._connected = {s.server for s in self._servers if s.ready_ms <= wait}
+            self._make_prompt()
+        assert self._system is not None
+        message = text
+        if person:
+            lines = self._note_lines()
+            if lines:
+                note = self._texts.render("session_note", lines="\n".join(lines))
+                message = self._texts.render("message_with_note", note=note, text=text)
+        self._history.append(message)
+        number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
+        request = Request(number, self._system, self._tools, message)
+        if first:
+            # A server later than the wait connects after the first request has gone.
+            self._connected = {s.server for s in self._servers}
+        return request
+
+    def _make_prompt(self) -> None:
+        """The system prompt and tool list, from the state now; the model is told all it holds."""
+        t = self._texts
+        parts = [self._base] if self._base else []
+        parts.append(t.render("system_mode", mode=self._mode))
+        if self._personality is not None:
+            parts.append(t.render("system_personality", personality=self._personality))
+        for path, content in self._files.items():
+            if content:
+                parts.append(t.render("system_file", path=path, content=content))
+        servers = [s for s in self._servers if s.server in self._connected]
+        for server in servers:
+            if server.instructions:
+                parts.append(
+                    t.render("system_mcp", server=server.server, instructions=server.instructions)
+                )
+        self._system = t.render("system_separator").join(parts)
+        offered = [tool.name for tool in self._builtin]
+        offered += [name for server in servers for name in server.tools]
+        self._tools = tuple(name for name in offered if name not in self._withdrawn)
+        self._told.update(self._prompt_items())
+
+    def _prompt_items(self) -> dict[str, str | None]:
+        """The items a system prompt made now holds."""
+        items: dict[str, str | None] = {_MODE: self._mode, _PERSONALITY: self._personality}
+        items.update({_FILE + path: content for path, content in self._files.items()})
+        items.update(
+            {_MCP + s.server: s.instructions for s in self._servers if s.server in self._connected}
+        )
+        return items
+
+    def _current(self) -> list[tuple[str, str | None]]:
+        """Every item the model is told of, in the order a note gives them."""
+        items: list[tuple[str, str | None]] = [
+            (_DATE, self._date),
+            (_MODE, self._mode),
+            (_PERSONALITY, self._personality),
+        ]
+        items += [(_FILE + path, content) for path, content in self._files.items()]
+        items.append((_PLAN, self._plan))
+        items += [
+            (_MCP + s.server, s.instructions) for s in self._servers if s.server in self._connected
+        ]
+        return items
+
+    def _note_lines(self) -> list[str]:
+        """A line for each item that differs from what the model was last told; now it is told."""
+        n = self._notes
+        lines: list[str] = []
+        for key, value in self._current():
+            empty = "" if key.startswith((_FILE, _MCP)) else None
+            told = self._told.get(key, empty)
+            if value == told:
+                continue
+            self._told[key] = value
+            if value is None:
+                continue
+            if key == _DATE:
+                lines.append(n.render("date", date=value))
+            elif key == _MODE:
+                if told == self.config.plan_mode:
+                    lines.append(n.render("plan_ended", mode=value))
+                else:
+                    lines.append(n.render("mode", mode=value))
+            elif key == _PERSONALITY:
+                lines.append(n.render("personal", personality=value))
+            elif key == _PLAN:
+                lines.append(n.render("plan_own", plan=value))
+            elif key.startswith(_FILE):
+                path = key[len(_FILE) :]
+                if value:
+                    lines.append(n.render("file", path=path, content=value))
+                else:
+                    lines.append(n.render("empty", path=path))
+            elif value:
+                server = key[len(_MCP) :]
+                lines.append(n.render("mcp", server=server, instructions=value))
+        return lines
+
+
+# --- conformance -------------------------------------------------------------------------
+
+Step = Mapping[str, Any]
+
+
+def start_session(config: PrefixConfig, step: Step) -> PrefixSession:
+    """A session as a case's `start` step describes it."""
+    return PrefixSession(
+        config,
+        model=step["model"],
+        date=step["date"],
+        mode=step["mode"],
+        tools=[Tool(t["name"], t.get("requires")) for t in step["tools"]],
+        personality=step.get("personality"),
+        files=[(f["path"], f["content"]) for f in step.get("files", [])],
+        mcp=[
+            McpServer(s["server"], s["ready_ms"], tuple(s["tools"]), s.get("instructions", ""))
+            for s in step.get("mcp", [])
+        ],
+    )
+
+
+def _request(session: PrefixSession, request: Request) -> str:
+    return request.render(session.config.texts)
+
+
+def _silent(action: Callable[[PrefixSession, Step], None]) -> Callable[[PrefixSession, Step], str]:
+    # A change sends nothing: its step's text is empty.
+    def run(session: PrefixSession, step: Step) -> str:
+        action(session, step)
+        return ""
+
+    return run
+
+
+_OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
+    "user": lambda s, st: _request(s, s.user(st["text"])),
+    "date": _silent(lambda s, st: s.set_date(st["date"])),
+    "mode": _silent(lambda s, st: s.set_mode(st["mode"])),
+    "personality": _silent(lambda s, st: s.set_personality(st["personality"])),
+    "file": _silent(lambda s, st: s.edit_file(st["path"], st["content"])),
+    "plan": _silent(lambda s, st: s.edit_plan(st["plan"])),
+    "withdraw": _silent(lambda s, st: s.withdraw(st["tools"])),
+    "switch": _silent(lambda s, st: s.switch_model(st["model"])),
+    "call": lambda s, st: s.call(st["tool"], st["result"]),
+    "wrap_up": lambda s, st: _request(s, s.wrap_up()),
+    "compact": lambda s, st: _request(s, s.compact()),
+    "response": lambda s, st: (
+        s.response(st["provider"], st["body"], stream=st["stream"]).canonical()
+    ),
+    "usage": lambda s, st: s.usage_table(),
+    "history": lambda s, st: s.history(),
+}
+
+PREFIX_OPS = frozenset({"start", *_OPS})
+
+
+def run_prefix_case(case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
+    """The text each step of a `prefix` case shows, in a fresh session; `start` shows ""."""
+    config = PrefixConfig.from_loop(loop)
+    steps: Sequence[Step] = case["steps"]
+    if not steps or steps[0].get("op") != "start":
+        raise ValueError("a prefix case starts with one start step")
+    session = start_session(config, steps[0])
+    outputs = [""]
+    for step in steps[1:]:
+        if step["op"] == "start":
+            raise ValueError("a prefix case has only one start step")
+        outputs.append(_OPS[step["op"]](session, step))
+    return outputs
+
+
+__all__ = [
+    "PREFIX_OPS",
+    "McpServer",
+    "PrefixSession",
+    "Request",
+    "Tool",
+    "run_prefix_case",
+    "start_session",
+]

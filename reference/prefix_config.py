@@ -1,0 +1,45 @@
+"""The numbers and texts of the prefix area: `loop.json` `prefix` and `context.note`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import Texts
+
+
+@dataclass(frozen=True)
+class PrefixConfig:
+    """What a `PrefixSession` needs from `loop.json`: the notes, the request texts, the wait."""
+
+    version: str
+    mcp_wait_ms: int
+    plan_mode: str
+    notes: Texts  # context.note: what a <session-note> says of each change
+    texts: Texts  # prefix.texts: requests, refusals, the compaction request, the usage rows
+
+    @classmethod
+    def from_loop(cls, loop: Mapping[str, Any]) -> PrefixConfig:
+        note = loop["context"]["note"]
+        prefix = loop["prefix"]
+        return cls(
+            version=loop["version"],
+            mcp_wait_ms=note["mcp_wait_ms"],
+            plan_mode=prefix["plan_mode"],
+            # context.note holds one number beside its templates.
+            notes=Texts({name: text for name, text in note.items() if isinstance(text, str)}),
+            texts=Texts(prefix["texts"]),
+        )
+
+    @classmethod
+    def load(cls, spec_dir: Path | None = None) -> PrefixConfig:
+        """Read `loop.json` from `spec_dir`, or from the spec bundled with ctxconf."""
+        if spec_dir is None:
+            from ctxconf.paths import bundled_spec_dir
+
+            spec_dir = bundled_spec_dir()
+        with open(spec_dir / "loop.json", encoding="utf-8") as f:
+            return cls.from_loop(json.load(f))
