@@ -31,25 +31,33 @@ def _module_name(command: str) -> str:
     return "ctxconf.commands." + command.replace("-", "_")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None) -> argparse.ArgumentParser:
+    """The parser; with `only`, the arguments of that one command alone are set up, so that a
+    run imports its own command's module and no other (they pull in jsonschema, jinja2, …)."""
     parser = argparse.ArgumentParser(prog="ctxconf", description=__doc__)
     parser.add_argument("--version", action="version", version=f"ctxconf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in COMMANDS.items():
-        try:
-            module = importlib.import_module(_module_name(name))
-        except ModuleNotFoundError as error:
-            if error.name != _module_name(name):
-                raise
-            continue  # a command not built yet is not offered
         command = sub.add_parser(name, help=summary, description=summary)
+        if name != only:
+            continue
+        module = importlib.import_module(_module_name(name))
         module.add_arguments(command)
         command.set_defaults(handler=module.run)
     return parser
 
 
+def _chosen(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = _chosen(argv)
+    parser = build_parser(chosen)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)

@@ -126,7 +126,6 @@ _LINE = lines()
 _GIVEN_NUMBER = st.integers(0x1000, 0xFFFFF)
 _NOTE = st.sampled_from(_NOTES)
 _RECALL_LINE = st.integers(1, 40)
-_INDEX = st.integers(0, 15)
 
 
 def _join(parts: Sequence[str], final_newline: bool) -> str:
@@ -338,18 +337,13 @@ class _Builder:
 
     def _read(self, step: dict[str, Any]) -> None:
         path, key = self._path()
-        current, seen = self.files.get(key), self.seen.get(key, [])
-        # Every choice is drawn whatever the state, so a read has the same shape first or not:
-        # deleting an earlier step while shrinking then leaves this one meaning the same.
-        fresh = self._content()
-        kind = _choice(self.draw, ("current", "other", "back"), (15, 3, 2))
-        back = self.draw(_INDEX)
-        if kind == "current" and current is not None:
+        current, seen = self.files.get(key), self.seen.get(key)
+        if current is not None and not _maybe(self.draw, 25):
             content = current
-        elif kind == "back" and seen:
-            content = seen[back % len(seen)]  # content that changed and changed back
+        elif seen and _maybe(self.draw, 40):
+            content = str(self.draw(st.sampled_from(seen)))  # changed, and changed back
         else:
-            content = fresh
+            content = self._content()
         self._set(key, content)
         step.update(path=path, content=content)
         total = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
@@ -361,9 +355,8 @@ class _Builder:
             step["limit"] = 5000 if _maybe(self.draw, 10) else limit  # clamped to the window
 
     def _before(self, key: str) -> str:
-        fresh = self._content()  # drawn either way, as in `_read`
         current = self.files.get(key)
-        return current if current is not None else fresh
+        return current if current is not None else self._content()
 
     def _note(self, step: dict[str, Any]) -> None:
         note = _optional(self.draw, _NOTE, 10)

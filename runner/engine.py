@@ -72,7 +72,7 @@ def _spec_version(spec_dir: Path, fallback: str) -> str:
     return str(version)
 
 
-def _greet(transport: Transport) -> Hello:
+def greet(transport: Transport) -> Hello:
     """The implementation's hello, or ImplementationStartError saying why there is none."""
     try:
         return parse_hello(transport.hello())
@@ -93,9 +93,9 @@ def _start(factory: TransportFactory, count: int, started: list[Transport]) -> H
     for _ in range(count):
         started.append(factory())
     if count == 1:
-        return _greet(started[0])
+        return greet(started[0])
     with ThreadPoolExecutor(max_workers=count) as pool:
-        greetings = [pool.submit(_greet, transport) for transport in started]
+        greetings = [pool.submit(greet, transport) for transport in started]
     hellos = [greeting.result() for greeting in greetings]  # any one that failed raises here
     return hellos[0]
 
