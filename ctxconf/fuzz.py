@@ -350,6 +350,8 @@ _RULE_BY_TEXT: tuple[tuple[str, str], ...] = (
     ("no_output", "ctx.output.empty"),
 )
 _HUNK = re.compile(r"^@@ ", re.MULTILINE)
+# Characters that some code takes for line ends; in the context area they are not.
+_LINE_LIKE = re.compile("[\r\v\f\x85\u2028\u2029]")
 _RULE_BY_OP: Mapping[str, str] = {
     "read": "ctx.read.bracket",
     "edit": "ctx.edit.diff",
@@ -363,8 +365,21 @@ _RULE_BY_OP: Mapping[str, str] = {
     "reply": "ctx.stub.request",
 }
 RULES_GUESSED = frozenset(
-    [rule for _, rule in _RULE_BY_TEXT] + list(_RULE_BY_OP.values()) + ["ctx.edit.diff"]
+    [rule for _, rule in _RULE_BY_TEXT] + list(_RULE_BY_OP.values())
+    + ["ctx.edit.diff", "ctx.text.lines"]
 )
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _template_pattern(config: ContextConfig, name: str) -> re.Pattern[str]:
@@ -392,6 +407,8 @@ def guess_rules(finding: Finding, config: ContextConfig) -> list[str]:
             add(rule)
     if any(_HUNK.search(text) for text in texts):
         add("ctx.edit.diff")
+    if any(_LINE_LIKE.search(text) for text in _strings(step)):
+        add("ctx.text.lines")
     if step["op"] == "recall":
         add("ctx.recall.window")
     if not rules:

@@ -17,19 +17,32 @@ def visible(line: str) -> str:
     return _TRAILING.sub(lambda m: "·" * len(m.group()), line)
 
 
-def visible_diff(expected: str | None, actual: str | None, *, names: tuple[str, str] = ("expected", "actual")) -> list[str]:
-    """A unified diff of two texts, line by line, each line's whitespace visible; `⏎` notes
-    a final newline, since a missing one is otherwise invisible."""
+def _lines_with_ends(text: str) -> list[str]:
+    # A line ends at "\n" only (the spec's definition); the ends are kept so they are compared.
+    parts = text.split("\n")
+    last = parts.pop()
+    return [part + "\n" for part in parts] + ([last] if last else [])
 
-    def lines(text: str | None) -> list[str]:
-        if text is None:
-            return []
-        parts = text.split("\n")
-        shown = [visible(part) for part in parts[:-1]] + [visible(parts[-1])]
-        if text.endswith("\n"):
-            shown[-2:] = [shown[-2] + "⏎"] if len(shown) >= 2 else ["⏎"]
-        return shown
 
-    return list(
-        difflib.unified_diff(lines(expected), lines(actual), names[0], names[1], lineterm="", n=3)
-    )
+def visible_diff(
+    expected: str | None,
+    actual: str | None,
+    *,
+    names: tuple[str, str] = ("expected", "actual"),
+    context: int = 3,
+) -> list[str]:
+    """A unified diff of two texts, whitespace visible, `⏎` where a changed line ends (so a
+    missing final newline shows as a line without it); [] when they are equal."""
+    out: list[str] = []
+    for line in difflib.unified_diff(
+        _lines_with_ends(expected or ""), _lines_with_ends(actual or ""), *names,
+        n=context, lineterm="",
+    ):
+        if line.startswith(("---", "+++", "@@")):
+            out.append(line.rstrip("\n"))
+            continue
+        body = line[1:]
+        ends = body.endswith("\n")
+        shown = visible(body[:-1] if ends else body)
+        out.append(line[0] + shown + ("⏎" if ends and line[0] != " " else ""))
+    return out

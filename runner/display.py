@@ -7,10 +7,11 @@ where the line ends (a missing final newline shows as a line without it).
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping, Sequence
 from typing import TextIO
+
+from ctxconf import textdiff
 
 from .results import CaseResult, StepResult
 
@@ -26,36 +27,9 @@ _PLURALS = {
 _STDERR_LINES = 20
 
 
-def _visible_line(line: str, changed: bool) -> str:
-    """One line (with its `\\n`, if it has one) with its whitespace made visible."""
-    ends = line.endswith("\n")
-    body = line[:-1] if ends else line
-    stripped = body.rstrip(" ")
-    body = stripped + "·" * (len(body) - len(stripped))
-    body = body.replace("\t", "→").replace("\r", "␍")
-    return body + ("⏎" if ends and changed else "")
-
-
-def _lines(text: str) -> list[str]:
-    # A line ends at "\n" only (the spec's definition); keep the ends so they are compared.
-    parts = text.split("\n")
-    last = parts.pop()
-    return [part + "\n" for part in parts] + ([last] if last else [])
-
-
 def visible_diff(expected: str, actual: str, context: int = 3) -> str:
     """A unified diff of expected vs actual text, whitespace visible ("" when equal)."""
-    out: list[str] = []
-    for line in difflib.unified_diff(
-        _lines(expected), _lines(actual), "expected", "actual", n=context, lineterm=""
-    ):
-        if line.startswith(("---", "+++")):
-            out.append(line.rstrip("\n"))
-        elif line.startswith("@@"):
-            out.append(line.rstrip("\n"))
-        else:
-            out.append(line[0] + _visible_line(line[1:], changed=line[0] != " "))
-    return "\n".join(out)
+    return "\n".join(textdiff.visible_diff(expected, actual, context=context))
 
 
 def _step_input(step: Mapping[str, object], limit: int = 300) -> str:
