@@ -437,7 +437,7 @@ def bench_diff(
         return lambda: session.edit("src/big.js", before, after)
 
     def diff() -> str:
-        return unified_diff(before, after, config.diff_context, config.texts)
+        return unified_diff(before, after, config.diff_context, config.texts, config.diff_max_edit)
 
     check = ref()()
     assert isinstance(check, str) and "\n@@ -" in check

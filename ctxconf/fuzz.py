@@ -67,6 +67,11 @@ class _Disagreement(Exception):
     """Raised inside the Hypothesis test so that it shrinks the session."""
 
 
+class _TimeUp(BaseException):
+    """Raised inside the Hypothesis test when --max-time is up. Not an Exception, so Hypothesis
+    does not take it for a failure to shrink: like KeyboardInterrupt, it ends the run."""
+
+
 # -- the implementation under test -------------------------------------------------------------
 
 
@@ -176,7 +181,7 @@ def differing_steps(
     """The steps whose actual text is not the expected one (nor, when accepted, an equivalent
     diff, judged as `ctxconf run --accept-equivalent-diffs` judges it)."""
     differing = []
-    for index, (step, want, have) in enumerate(zip(case["steps"], expected, actual)):
+    for index, (step, want, have) in enumerate(zip(case["steps"], expected, actual, strict=True)):
         if want == have:
             continue
         if accept_equivalent_diffs and equivalent_diff.check(
@@ -237,17 +242,14 @@ def fuzz(
     )
     @given(sessions())
     def probe(case: Case) -> None:
+        if deadline is not None and clock() >= deadline:
+            progress.timed_out = True
+            raise _TimeUp
         if progress.finding is None:
             progress.examples += 1
         else:
             progress.shrink_runs += 1
-        if deadline is not None and clock() >= deadline:
-            progress.timed_out = True
-            # Time is up: new sessions pass unrun; the smallest finding so far still fails
-            # when Hypothesis replays it, so it does not take the finding for a fluke.
-            finding = progress.finding if progress.finding and progress.finding.case == case else None
-        else:
-            finding = check(case)
+        finding = check(case)
         if finding is not None:
             # Shrinking only ever runs smaller sessions, so the last one that failed is the
             # smallest found.
@@ -259,7 +261,7 @@ def fuzz(
             # Hypothesis warns when it describes a large session; the finding is shown anyway.
             warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
             probe()
-    except _Disagreement:
+    except (_Disagreement, _TimeUp):
         pass
     except HypothesisException:
         # A nondeterministic implementation can make Hypothesis call the failure flaky; the
@@ -422,7 +424,9 @@ def case_name(seed: int, case: Case) -> str:
     return f"fuzz-{seed}-{hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:8]}"
 
 
-def finding_document(finding: Finding, seed: int, impl: str, config: ContextConfig) -> dict[str, Any]:
+def finding_document(
+    finding: Finding, seed: int, impl: str, config: ContextConfig
+) -> dict[str, Any]:
     """The finding as a case file of one case, valid against `cases.schema.json`."""
     step = finding.step
     op = finding.case["steps"][step]["op"]
@@ -452,7 +456,9 @@ def finding_document(finding: Finding, seed: int, impl: str, config: ContextConf
 
 # Characters a JSON file may hold raw but that YAML (add-case reads the file as YAML), editors
 # or terminals take for line breaks or hide: written as \u escapes.
-_ESCAPED = re.compile("[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_ESCAPED = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
 
 
 def document_text(document: Mapping[str, Any]) -> str:
@@ -483,7 +489,9 @@ def _shorten(text: str, limit: int = _SHOWN_CHARS) -> str:
 
 
 def _clip(lines: list[str], limit: int = _SHOWN_LINES) -> list[str]:
-    return lines if len(lines) <= limit else [*lines[:limit], f"… ({len(lines) - limit} more lines)"]
+    if len(lines) <= limit:
+        return lines
+    return [*lines[:limit], f"… ({len(lines) - limit} more lines)"]
 
 
 def describe_finding(finding: Finding) -> list[str]:
@@ -534,8 +542,9 @@ def _check(request: FuzzRequest) -> None:
         raise UsageError(f"--examples {request.examples}: at least 1", hint=_HINT)
     if request.seed is not None and request.seed < 0:
         raise UsageError(f"--seed {request.seed}: a seed is a number from 0", hint=_HINT)
-    if request.max_time is not None and not (request.max_time > 0 and math.isfinite(request.max_time)):
-        raise UsageError(f"--max-time {request.max_time:g}: a number of seconds above 0", hint=_HINT)
+    max_time = request.max_time
+    if max_time is not None and not (max_time > 0 and math.isfinite(max_time)):
+        raise UsageError(f"--max-time {max_time:g}: a number of seconds above 0", hint=_HINT)
     if not (request.timeout > 0 and math.isfinite(request.timeout)):
         raise UsageError(f"--timeout {request.timeout:g}: a number of seconds above 0", hint=_HINT)
     if request.out is not None and not request.out.is_dir() and not request.out.parent.is_dir():

@@ -19,7 +19,7 @@ fast; about one in twenty is larger.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 T = TypeVar("T")
-Draw = Callable[[st.SearchStrategy[Any]], Any]
+Draw = st.DrawFn
 Case = dict[str, Any]
 
 CWD = "/project"  # the working directory relative paths of a conformance session resolve against
@@ -58,7 +58,8 @@ def spellings(name: str, cwd: str = CWD) -> tuple[str, ...]:
     if posixpath.isabs(name):
         folder, base = posixpath.split(name)
         return (name, f"{folder}/./{base}", f"{folder}/b/../{base}")
-    return (name, f"./{name}", f"b/../{name}", f"{cwd}/{name}", f"../{posixpath.basename(cwd)}/{name}")
+    up = f"../{posixpath.basename(cwd)}/{name}"
+    return (name, f"./{name}", f"b/../{name}", f"{cwd}/{name}", up)
 
 
 @lru_cache(maxsize=1)
@@ -89,7 +90,7 @@ def _optional(draw: Draw, strategy: st.SearchStrategy[T], percent: int) -> T | N
 def _choice(draw: Draw, options: Sequence[T], weights: Sequence[int]) -> T:
     """One of `options`, by weight; shrinks to the first."""
     ticket = draw(st.integers(0, sum(weights) - 1))
-    for option, weight in zip(options, weights):
+    for option, weight in zip(options, weights, strict=True):
         if ticket < weight:
             return option
         ticket -= weight
@@ -303,7 +304,10 @@ class _Builder:
         result_id = self._result_id()
         if result_id is not None:
             step["id"] = result_id
-        getattr(self, "_" + op)(step)
+        fill = {"read": self._read, "edit": self._edit, "multiedit": self._edit,
+                "write": self._write, "delete": self._delete, "apply_patch": self._apply_patch,
+                "output": self._output, "recall": self._recall}[op]
+        fill(step)
         self.steps.append(step)
 
     # -- ids
@@ -370,8 +374,6 @@ class _Builder:
         self._set(key, after)
         step.update(path=path, before=before, after=after)
         self._note(step)
-
-    _multiedit = _edit
 
     def _write(self, step: dict[str, Any]) -> None:
         path, key = self._path()

@@ -59,6 +59,7 @@ class ContextConfig:
     recall_window: int
     cap: Limits
     diff_context: int
+    diff_max_edit: int
     dedupe_by_result: frozenset[str]
     compaction_rows: int
     texts: Texts
@@ -74,6 +75,7 @@ class ContextConfig:
             recall_window=ctx["recall"]["window"],
             cap=Limits(**ctx["cap"]),
             diff_context=ctx["diff"]["context"],
+            diff_max_edit=ctx["diff"]["max_edit"],
             dedupe_by_result=frozenset(ctx["dedupe"]["by_result"]),
             compaction_rows=ctx["compaction"]["rows"],
             texts=Texts(ctx["texts"]),

@@ -64,8 +64,9 @@ def _snake(a: list[int], b: list[int], x: int, y: int) -> int:
     return x
 
 
-def _myers_runs(a: list[int], b: list[int]) -> list[tuple[int, int, int]]:
-    """Runs (i, j, length) of the lines that the greedy forward Myers path keeps in common."""
+def _myers_runs(a: list[int], b: list[int], max_edit: int) -> list[tuple[int, int, int]] | None:
+    """Runs (i, j, length) of the lines that the greedy forward Myers path keeps in common;
+    None when the shortest edit script is longer than `max_edit` lines."""
     n, m = len(a), len(b)
     # furthest[offset + k]: how far diagonal k has reached. Round d touches only diagonals
     # -d-1..d+1, so the list grows with d instead of being sized for n + m from the start.
@@ -76,6 +77,9 @@ def _myers_runs(a: list[int], b: list[int]) -> list[tuple[int, int, int]]:
     rounds: list[array[int]] = []
     found = False
     for d in range(n + m + 1):
+        if d > max_edit:
+            # Myers costs O((n + m) * d): past this the answer is a whole replacement instead.
+            return None
         if d + 1 > offset:
             pad = [0] * offset
             furthest = [*pad, *furthest, *pad]
@@ -160,8 +164,12 @@ def _range(start: int, count: int) -> str:
     return f"{start + 1 if count else start},{count}"
 
 
-def unified_diff(before: str, after: str, context: int, texts: Texts) -> str:
-    """The hunks of the change from `before` to `after`, without file headers; "" when equal."""
+def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: int) -> str:
+    """The hunks of the change from `before` to `after`, without file headers; "" when equal.
+
+    When the shortest edit script is longer than `max_edit` lines, the diff is one hunk that
+    deletes every old line and inserts every new one.
+    """
     codes: dict[str, int] = {}
     unterminated: list[str] = []
     a = _numbered(before, codes, unterminated)
@@ -181,7 +189,9 @@ def unified_diff(before: str, after: str, context: int, texts: Texts) -> str:
                 out.append(tag + unterminated[-1 - number])
                 out.append(no_newline)
 
-    groups = list(_hunks(_blocks(_myers_runs(a, b), len(a), len(b)), context))
+    runs = _myers_runs(a, b, max_edit)
+    blocks = [_Block(0, len(a), 0, len(b))] if runs is None else _blocks(runs, len(a), len(b))
+    groups = list(_hunks(blocks, context))
     for index, group in enumerate(groups):
         first, last = group[0], group[-1]
         before_end = groups[index - 1][-1].i1 if index else 0

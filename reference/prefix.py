@@ -168,7 +168,7 @@ class PrefixSession:
         """Ask for the summary as the next turn; then start the history over from it."""
         request = self._send(self._texts.render("compact_request"), person=False)
         self._history.clear()
-        self._wrapping_up = False
+        # A wrap-up lasts until the person's next message, through a compaction too.
         self._make_prompt()
         # The notes went with the history: what the new prompt does not hold is told again.
         self._told.pop(_DATE, None)

@@ -338,7 +338,9 @@ class Session:
             bracket = t.render("file_bracket", id=rid, path=file.path, sha=sha)
         if file.before is None:
             return bracket, t.render("created", lines=count_lines(file.after)), None
-        diff = unified_diff(file.before, file.after, self.config.diff_context, t)
+        diff = unified_diff(
+            file.before, file.after, self.config.diff_context, t, self.config.diff_max_edit
+        )
         if not diff:
             return bracket, t.render("no_change"), None
         return bracket, None, diff

@@ -431,3 +431,13 @@ def test_add_case_to_the_prefix_file(spec: Path, tmp_path: Path) -> None:
     added = json.loads(target.read_text(encoding="utf-8"))["cases"][-1]
     assert added["expect"] == ["", "system 1\ntools read\nuser\n<session-note>\n"
                                    "Today's date is 2026-11-04.\n</session-note>\n\nHi"]
+
+
+def test_show_prints_structured_fields_as_indented_json() -> None:
+    done = ctxconf("show", "usage-bedrock")
+    assert "step 2: response provider=\"bedrock\" stream=false\n  body:\n    │ {\n" in done.stdout
+    assert '    │     "cacheWriteInputTokens": 17108,\n' in done.stdout
+    assert "body={" not in done.stdout
+    start = ctxconf("show", "late-mcp-server").stdout
+    assert '  tools:\n    │ [\n    │   {\n    │     "name": "read"\n' in start
+    assert "  file AGENTS.md:\n    content:\n      │ Run the tests with `make test`" in start

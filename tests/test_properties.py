@@ -142,7 +142,7 @@ def test_ids_are_the_given_or_the_next_number_and_never_reused(case: Case) -> No
     outputs = run_case(case, CONFIG)
     expected_ids = result_ids(case["steps"])
     shown: list[str] = []
-    for index, (text, expected_id) in enumerate(zip(outputs, expected_ids)):
+    for index, (text, expected_id) in enumerate(zip(outputs, expected_ids, strict=True)):
         match = _BRACKET_ID.match(text)
         if expected_id is None:
             assert match is None, f"step {index} is no result but shows an id: {text!r}"
@@ -170,7 +170,7 @@ def test_a_read_stub_names_the_newest_carried_full_read_that_holds_its_lines(cas
     steps = case["steps"]
     outputs = run_case(case, CONFIG)
     carried: dict[str, list[FullRead]] = {}  # identity -> full reads the request carries
-    for index, (step, text, rid) in enumerate(zip(steps, outputs, result_ids(steps))):
+    for index, (step, text, rid) in enumerate(zip(steps, outputs, result_ids(steps), strict=True)):
         if step["op"] in NO_RESULT:
             carried.clear()
             continue
@@ -205,7 +205,7 @@ def test_a_same_result_stub_names_the_latest_full_result_of_the_same_call(case: 
     steps = case["steps"]
     outputs = run_case(case, CONFIG)
     latest: dict[str, tuple[str, str]] = {}  # call -> (text, id of the full result)
-    for index, (step, text, rid) in enumerate(zip(steps, outputs, result_ids(steps))):
+    for index, (step, text, rid) in enumerate(zip(steps, outputs, result_ids(steps), strict=True)):
         if step["op"] in NO_RESULT:
             latest.clear()
             continue
@@ -264,7 +264,7 @@ def check_capped(text: str, shown: str, cap: Mapping[str, int], rid: str) -> Non
 def test_an_output_over_the_cap_keeps_its_head_and_tail_and_counts_the_rest(case: Case) -> None:
     steps = case["steps"]
     cap = cap_for(case)
-    for step, text, rid in zip(steps, run_case(case, CONFIG), result_ids(steps)):
+    for step, text, rid in zip(steps, run_case(case, CONFIG), result_ids(steps), strict=True):
         if step["op"] != "output" or not step["text"] or _SAME.match(text):
             continue
         bracket, shown = text.split("\n", 1)
@@ -281,7 +281,7 @@ def test_a_recall_shows_exactly_the_stored_lines(case: Case) -> None:
     steps = case["steps"]
     session = Session(CONFIG, limits=case.get("limits"))
     outputs = []
-    for step, rid in zip(steps, result_ids(steps)):
+    for step, rid in zip(steps, result_ids(steps), strict=True):
         stored = None
         target = ""
         if step["op"] == "recall":
@@ -353,13 +353,14 @@ def test_a_diff_applied_to_before_gives_after(pair: tuple[str, str]) -> None:
 @given(sessions())
 def test_every_stored_diff_of_a_session_applies(case: Case) -> None:
     session = Session(CONFIG, limits=case.get("limits"))
-    for step, rid in zip(case["steps"], result_ids(case["steps"])):
+    for step, rid in zip(case["steps"], result_ids(case["steps"]), strict=True):
         apply(session, step)
         files = step["files"] if step["op"] == "apply_patch" else [step]
         if step["op"] not in CHANGES or step["op"] == "delete" or len(files) != 1:
             continue
         file = files[0]
-        if file.get("before") is None or file.get("after") is None or file["before"] == file["after"]:
+        before, after = file.get("before"), file.get("after")
+        if before is None or after is None or before == after:
             continue
         stored = session.stored(str(rid))
         assert stored is not None
@@ -397,8 +398,9 @@ REACHED = {
     "compaction-table": _shows(r"^\| .* \| #[0-9a-f]+ \|$"),
     "recall-known": _shows(r"^\[#[0-9a-f]+ recall #"),
     "recall-unknown": _shows(r"\] No stored result #"),
-    "recall-upper-case": _steps(lambda s: s["op"] == "recall" and s["target"] != s["target"].lower()),
-    "recall-without-hash": _steps(lambda s: s["op"] == "recall" and not s["target"].startswith("#")),
+    "recall-upper-case": _steps(
+        lambda s: s["op"] == "recall" and any(map(str.isupper, s["target"]))),
+    "recall-without-hash": _steps(lambda s: s["op"] == "recall" and s["target"][0] != "#"),
     "given-id": _steps(lambda s: "id" in s),
     "no-final-newline": _steps(lambda s: s["op"] == "read" and s["content"][-1:] not in ("", "\n")),
     "crlf": _steps(lambda s: s["op"] == "read" and "\r\n" in s["content"]),

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"sessions to generate (default {DEFAULT_EXAMPLES}; with --max-time "
                              "alone, as many as the time allows)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
-                        help="the seed: the same seed generates the same sessions (default: random)")
+                        help="the same seed generates the same sessions (default: random)")
     parser.add_argument("--max-time", type=float, default=None, metavar="SECONDS",
                         help="stop generating sessions after this long")
     parser.add_argument("--out", type=Path, default=None, metavar="PATH",

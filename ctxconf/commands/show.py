@@ -11,7 +11,9 @@ from ctxconf.casefile import case_names, find_case
 from ctxconf.specdir import SpecDirError, add_spec_argument, case_files
 from ctxconf.textdiff import visible
 
-_LONG_FIELDS = ("content", "text", "before", "after", "note")
+# Texts shown line by line with their whitespace visible; `plan` and `result` are prefix fields.
+_LONG_FIELDS = ("content", "text", "before", "after", "note", "plan", "result")
+_FILE_FIELDS = ("before", "after", "content")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +29,18 @@ def _block(text: str, indent: str = "    │ ") -> list[str]:
     return shown if text else [indent + "∅ (empty)"]
 
 
+def _files(files: list[dict[str, str]]) -> list[str]:
+    """An apply_patch's files (before/after) or a prefix start's files (content)."""
+    out = []
+    for file in files:
+        out.append(f"  file {file['path']}:")
+        for name in _FILE_FIELDS:
+            if name in file:
+                out.append(f"    {name}:")
+                out += _block(file[name], "      │ ")
+    return out
+
+
 def render_case(case: dict[str, Any]) -> list[str]:
     out = [case.get("name", "?"), "  " + case.get("description", ""),
            "  rules: " + ", ".join(case.get("rules", []))]
@@ -35,19 +49,21 @@ def render_case(case: dict[str, Any]) -> list[str]:
     if case.get("limits"):
         out.append("  limits: " + json.dumps(case["limits"]))
     for index, (step, expect) in enumerate(zip(case["steps"], case.get("expect", []))):
-        fields = {k: v for k, v in step.items() if k not in ("op", *_LONG_FIELDS, "files")}
+        # Scalars go on the step's line; texts, files and structured fields get a block each.
+        fields = {k: v for k, v in step.items()
+                  if k not in ("op", *_LONG_FIELDS, "files") and not isinstance(v, (dict, list))}
         out.append("")
         out.append(f"step {index}: {step['op']} " + " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()))
+        for name, value in step.items():
+            if name not in (*_LONG_FIELDS, "files") and isinstance(value, (dict, list)):
+                # A response body or a tool list reads better indented than on one long line.
+                out.append(f"  {name}:")
+                out += _block(json.dumps(value, indent=2, ensure_ascii=False))
         for name in _LONG_FIELDS:
             if name in step:
                 out.append(f"  {name}:")
                 out += _block(step[name])
-        for file in step.get("files", []):
-            out.append(f"  file {file['path']}:")
-            for name in ("before", "after"):
-                if name in file:
-                    out.append(f"    {name}:")
-                    out += _block(file[name], "      │ ")
+        out += _files(step.get("files", []))
         out.append("  inserts:")
         out += _block(expect, "    ┃ ")
     return out
