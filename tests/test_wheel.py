@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -16,8 +17,12 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    # Built from a copy: setuptools leaves a build/ folder in the tree it builds.
+    source = tmp_path_factory.mktemp("source") / "ctxconf"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "reports", "__pycache__", "*.egg-info", ".*_cache"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
     )
@@ -31,6 +36,13 @@ def test_wheel_carries_spec_and_schemas(wheel: Path) -> None:
         "ctxconf/spec/loop.json",
         "ctxconf/spec/context.md",
         "ctxconf/spec/conformance/context.json",
+        "ctxconf/spec/conformance/prefix.json",
+        "ctxconf/spec/prefix.md",
+        "ctxconf/reference/prefix.py",
+        "ctxconf/commands/run.py",
+        "ctxconf/runner/transports/jsonlines.py",
+        "ctxconf/runner/templates/report.html.j2",
+        "ctxconf/schemas/results.schema.json",
         "ctxconf/spec/prompts/context.md",
         "ctxconf/schemas/cases.schema.json",
         "ctxconf/schemas/loop.schema.json",
