@@ -48,12 +48,14 @@ def render_case(case: dict[str, Any]) -> list[str]:
         out.append(f"  origin: {case['origin']}")
     if case.get("limits"):
         out.append("  limits: " + json.dumps(case["limits"]))
-    for index, (step, expect) in enumerate(zip(case["steps"], case.get("expect", []))):
+    steps, expects = case["steps"], case.get("expect", [])
+    for index, (step, expect) in enumerate(zip(steps, expects, strict=False)):
         # Scalars go on the step's line; texts, files and structured fields get a block each.
         fields = {k: v for k, v in step.items()
                   if k not in ("op", *_LONG_FIELDS, "files") and not isinstance(v, (dict, list))}
         out.append("")
-        out.append(f"step {index}: {step['op']} " + " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()))
+        scalars = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items())
+        out.append(f"step {index}: {step['op']} {scalars}")
         for name, value in step.items():
             if name not in (*_LONG_FIELDS, "files") and isinstance(value, (dict, list)):
                 # A response body or a tool list reads better indented than on one long line.
