@@ -352,6 +352,7 @@ _RULE_BY_TEXT: tuple[tuple[str, str], ...] = (
     ("no_output", "ctx.output.empty"),
 )
 _HUNK = re.compile(r"^@@ ", re.MULTILINE)
+_DIFF_OPS = frozenset({"edit", "multiedit", "write", "apply_patch"})
 # Characters that some code takes for line ends; in the context area they are not.
 _LINE_LIKE = re.compile("[\r\v\f\x85\u2028\u2029]")
 _RULE_BY_OP: Mapping[str, str] = {
@@ -368,7 +369,7 @@ _RULE_BY_OP: Mapping[str, str] = {
 }
 RULES_GUESSED = frozenset(
     [rule for _, rule in _RULE_BY_TEXT] + list(_RULE_BY_OP.values())
-    + ["ctx.edit.diff", "ctx.text.lines"]
+    + ["ctx.edit.diff", "ctx.edit.capped", "ctx.text.lines"]
 )
 
 
@@ -409,6 +410,8 @@ def guess_rules(finding: Finding, config: ContextConfig) -> list[str]:
             add(rule)
     if any(_HUNK.search(text) for text in texts):
         add("ctx.edit.diff")
+    if "ctx.cap.elided" in rules and step["op"] in _DIFF_OPS:
+        add("ctx.edit.capped")
     if any(_LINE_LIKE.search(text) for text in _strings(step)):
         add("ctx.text.lines")
     if step["op"] == "recall":
@@ -430,12 +433,14 @@ def finding_document(
     """The finding as a case file of one case, valid against `cases.schema.json`."""
     step = finding.step
     op = finding.case["steps"][step]["op"]
-    what = (f"fails the session (step {step}, {op}, is where it ends)" if finding.actual is None
-            else f"differs from the reference at step {step} ({op})")
+    if finding.actual is None:
+        what = f"fails the session. The rules are guessed from its last step ({op})"
+    else:
+        what = f"differs from the reference at step {step} ({op}). The rules are guessed from it"
     case: dict[str, Any] = {
         "name": case_name(seed, finding.case),
-        "description": f"Found by ctxconf fuzz --seed {seed}: the implementation {what}. "
-                       "The rules are guessed: review them.",
+        "description": f"Found by ctxconf fuzz --seed {seed}: the implementation {what}: "
+                       "review them.",
         "rules": guess_rules(finding, config),
     }
     if "limits" in finding.case:
