@@ -37,6 +37,9 @@ LOOP, CASES = "loop", "cases"
 # The schema of each kind of file, in schemas/.
 SCHEMAS: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
 _CAP_PARTS = ("lines", "chars")
+# Steps of the context area that make no result, so take no number.
+_NOT_RESULTS = ("compact", "reply")
+_ID_DIGITS = 4
 # Past this many allowed keys, naming them all makes the line harder to read, not easier.
 _MAX_KEYS_LISTED = 10
 
@@ -372,13 +375,33 @@ def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> It
         )
         yield doc.problem(f"{at}/expect", message, "expect-count")
     ids: dict[str, int] = {}
+    numbered: dict[str, int] = {}  # the ids the session gives the steps that carry none
+    results = 0
     for index, step in enumerate(steps):
-        given = step.get("id") if isinstance(step, dict) else None
+        if not isinstance(step, dict) or step.get("op") in _NOT_RESULTS:
+            continue
+        results += 1
+        given = step.get("id")
         if isinstance(given, str):
             if given in ids:
                 message = f"id {given!r} is already given to step {ids[given]} of this case"
                 yield doc.problem(f"{at}/steps/{index}/id", message, "duplicate-id")
+            elif given in numbered:
+                message = (
+                    f"id {given!r} is the number the session gives step {numbered[given]}, "
+                    "which carries no id: give every result step its id, or none"
+                )
+                yield doc.problem(f"{at}/steps/{index}/id", message, "duplicate-id")
             ids.setdefault(given, index)
+        elif given is None:
+            number = f"#{results:0{_ID_DIGITS}x}"
+            if number in ids:
+                message = (
+                    f"this step carries no id, so the session numbers it {number}, "
+                    f"which step {ids[number]} is given: give every result step its id, or none"
+                )
+                yield doc.problem(f"{at}/steps/{index}", message, "duplicate-id")
+            numbered.setdefault(number, index)
 
 
 def _prefix_step_problems(doc: _Document, at: str, steps: object) -> Iterator[Problem]:

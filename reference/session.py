@@ -275,10 +275,13 @@ class Session:
 
     def _new_id(self, given: str | None) -> str:
         self._count += 1
-        if given is not None:
-            return given
-        number = format(self._count, f"0{self.config.id_digits}x")
-        return self._texts.render("id", number=number)
+        if given is None:
+            number = format(self._count, f"0{self.config.id_digits}x")
+            given = self._texts.render("id", number=number)
+        if given in self._stored:
+            # Never reused: a second result under one id would hide the first from recall.
+            raise ValueError(f"the id {given} is already taken in this session")
+        return given
 
     def _short(self, sha: str) -> str:
         return sha[: self.config.sha_digits]

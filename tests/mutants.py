@@ -35,7 +35,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("ctx.id.number", "decimal-ids", "session.py",
        ('f"0{self.config.id_digits}x"', 'f"0{self.config.id_digits}d"')),
     _m("ctx.id.given", "ignores-given-ids", "session.py",
-       ("if given is not None:\n            return given", "if False:\n            return given")),
+       ("        if given is None:\n            number", "        if True:\n            number")),
     _m("ctx.text.lines", "splitlines", "lines.py",
        ('return text.split("\\n", last)[first - 1 : last]',
         "return text.splitlines()[first - 1 : last]")),

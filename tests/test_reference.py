@@ -70,3 +70,10 @@ def test_config_change_changes_the_text(tmp_path: Path) -> None:
     session = Session(ContextConfig.from_loop(loop))
     session.output("list", {"path": "."}, "a")
     assert session.output("list", {"path": "."}, "a") == "[#000002] Same as #000001."
+
+
+def test_an_id_is_never_taken_twice() -> None:
+    session = Session()
+    session.output("bash", {}, "first", id="#0002")
+    with pytest.raises(ValueError, match="#0002 is already taken"):
+        session.output("bash", {}, "second")

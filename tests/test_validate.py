@@ -407,3 +407,16 @@ def test_a_file_that_is_not_utf8_is_refused_at_the_bad_byte(tmp_path: Path) -> N
     path.write_bytes(b'{\n  "area": "caf\xe9"}\n')
     (problem,) = validate_files([path])
     assert (problem.code, problem.line, problem.column) == ("encoding", 2, 15)
+
+
+def test_a_given_id_that_the_session_would_give_another_step_is_refused(tmp_path: Path) -> None:
+    case_file = tmp_path / "mixed.json"
+    case_file.write_text(json.dumps({
+        "area": "context", "version": "3.1.0", "description": "d",
+        "cases": [{"name": "mixed", "description": "d", "rules": ["ctx.id.number"],
+                   "steps": [{"op": "output", "tool": "bash", "args": {}, "text": "a", "id": "#0002"},
+                             {"op": "output", "tool": "bash", "args": {}, "text": "b"}],
+                   "expect": ["", ""]}]}), encoding="utf-8")
+    problems = validate_files([case_file])
+    assert [p.pointer for p in problems] == ["/cases/0/steps/1"]
+    assert "session numbers it #0002" in problems[0].message
