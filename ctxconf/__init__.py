@@ -1,3 +1,3 @@
-"""ctxconf: the context-hygiene spec as data, a reference implementation, and a conformance runner."""
+"""ctxconf: the context-hygiene spec as data, its reference implementation, a conformance runner."""
 
 __version__ = "0.1.0"

@@ -36,7 +36,9 @@ def load_yaml_cases(path: Path) -> list[dict[str, Any]]:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise AddCaseError((f"{where}: not valid YAML: {getattr(error, 'problem', error)}",)) from None
+        raise AddCaseError(
+            (f"{where}: not valid YAML: {getattr(error, 'problem', error)}",)
+        ) from None
     cases = data if isinstance(data, list) else [data]
     if not all(isinstance(case, dict) for case in cases):
         raise AddCaseError((f"{path}: expected a case (a mapping) or a list of cases",))
@@ -57,12 +59,21 @@ def add_cases(yaml_path: Path, case_file: Path, loop: Mapping[str, Any]) -> list
         raise AddCaseError((f"{case_file}: not a case file; run ctxconf validate",)) from None
     for index, case in enumerate(cases):
         if case.get("name") in existing:
-            raise AddCaseError((f"{yaml_path}: case {index}: {case_file} already has a case named {case['name']!r}",))
+            raise AddCaseError(
+                (
+                    f"{yaml_path}: case {index}: {case_file} already has a case named "
+                    f"{case['name']!r}",
+                )
+            )
         try:
             case["expect"] = run_area_case(area, case, loop)
         except (KeyError, TypeError, ValueError) as error:
-            raise AddCaseError((f"{yaml_path}: case {index}: the reference cannot run it: {error!r}; "
-                                "check its steps against the case schema",)) from None
+            raise AddCaseError(
+                (
+                    f"{yaml_path}: case {index}: the reference cannot run it: {error!r}; "
+                    "check its steps against the case schema",
+                )
+            ) from None
         text = with_case(text, case)
     # Validated as the file it will become, in its own folder, so the spec's version applies.
     fd, temp = tempfile.mkstemp(prefix=f".{case_file.name}.", suffix=".json", dir=case_file.parent)
@@ -71,7 +82,9 @@ def add_cases(yaml_path: Path, case_file: Path, loop: Mapping[str, Any]) -> list
             f.write(text)
         problems = validate_files([Path(temp)])
         if problems:
-            raise AddCaseError(tuple(str(p).replace(Path(temp).name, case_file.name) for p in problems))
+            raise AddCaseError(
+                tuple(str(p).replace(Path(temp).name, case_file.name) for p in problems)
+            )
         os.replace(temp, case_file)
     finally:
         Path(temp).unlink(missing_ok=True)

@@ -27,8 +27,11 @@ def find_case(files: list[Path], name: str) -> FoundCase | None:
 
 
 def case_names(files: list[Path]) -> list[str]:
-    return [case.get("name", "") for path in files
-            for case in json.loads(path.read_text(encoding="utf-8")).get("cases", [])]
+    return [
+        case.get("name", "")
+        for path in files
+        for case in json.loads(path.read_text(encoding="utf-8")).get("cases", [])
+    ]
 
 
 def with_case(text: str, case: dict[str, Any]) -> str:

@@ -38,7 +38,7 @@ def _reference_run(spec: Path) -> list[str]:
             except Exception as error:  # reported as a failing case, like any other
                 problems.append(f"{path.name}: {case.get('name')}: the reference raised {error!r}")
                 continue
-            for index, (want, got) in enumerate(zip(case.get("expect", []), outputs)):
+            for index, (want, got) in enumerate(zip(case.get("expect", []), outputs, strict=False)):
                 if want != got:
                     problems.append(f"{path.name}: {case.get('name')}: step {index} differs")
     return problems
@@ -47,8 +47,12 @@ def _reference_run(spec: Path) -> list[str]:
 def _regen_check(spec: Path) -> list[str]:
     result = regenerate(sorted((spec / "conformance").glob("*.json")), _loop(spec), check=True)
     return [
-        f"{c.file.name}: {c.name}: " + ("disagrees with the authors' case" if c.authors else
-                                        f"{len(c.steps)} expected texts are stale; run ctxconf regen")
+        f"{c.file.name}: {c.name}: "
+        + (
+            "disagrees with the authors' case"
+            if c.authors
+            else f"{len(c.steps)} expected texts are stale; run ctxconf regen"
+        )
         for c in result.changes
     ] + result.errors
 

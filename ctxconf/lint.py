@@ -67,7 +67,7 @@ def _same_value(quoted: str, value: Any) -> bool:
     if isinstance(value, int):
         return quoted.replace(",", "").replace("\u202f", "").replace(" ", "") == str(value)
     if isinstance(value, list):
-        return [part.strip().strip("`\"") for part in quoted.split(",")] == [str(v) for v in value]
+        return [part.strip().strip('`"') for part in quoted.split(",")] == [str(v) for v in value]
     if isinstance(value, str):
         unquoted = quoted[1:-1] if len(quoted) >= 2 and quoted[0] == quoted[-1] == '"' else quoted
         # A quote wrapped across lines of the text reads with a space where the line broke.
@@ -76,8 +76,9 @@ def _same_value(quoted: str, value: Any) -> bool:
     return False
 
 
-def check_quotes(md_path: Path, md: str, section: dict[str, Any],
-                 loop: dict[str, Any] | None = None) -> Iterator[Finding]:
+def check_quotes(
+    md_path: Path, md: str, section: dict[str, Any], loop: dict[str, Any] | None = None
+) -> Iterator[Finding]:
     """Every `name` (value) the text quotes from loop.json states the value loop.json holds.
 
     A name is looked up in the text's own section, its `texts`, then from the top of loop.json."""
@@ -92,12 +93,19 @@ def check_quotes(md_path: Path, md: str, section: dict[str, Any],
                 break
         if not found:
             if name.split(".")[0] in section or name.split(".")[0] in (loop or {}):
-                yield Finding(str(md_path), _line_of(md, match.start()),
-                              f"`{name}` is quoted but loop.json has no such value")
+                yield Finding(
+                    str(md_path),
+                    _line_of(md, match.start()),
+                    f"`{name}` is quoted but loop.json has no such value",
+                )
             continue
         if not _same_value(quoted, value):
-            yield Finding(str(md_path), _line_of(md, match.start()),
-                          f"`{name}` is quoted as ({quoted}) but loop.json has {json.dumps(value, ensure_ascii=False)}")
+            yield Finding(
+                str(md_path),
+                _line_of(md, match.start()),
+                f"`{name}` is quoted as ({quoted}) but loop.json has "
+                f"{json.dumps(value, ensure_ascii=False)}",
+            )
 
 
 def _template_regex(template: str) -> str:
@@ -149,11 +157,12 @@ def check_examples(md_path: Path, md: str, texts: dict[str, str]) -> Iterator[Fi
     remaining-lines note, a table row) matches the template it comes from."""
     one_line = {name: t for name, t in texts.items() if "\n" not in t}
     brackets = [_template_regex(t) for name, t in one_line.items() if name.endswith("bracket")]
-    sentences = [_template_regex(t) for name, t in one_line.items()
-                 if not name.endswith("bracket") and not t.startswith(("[", "|", "#", "{"))]
-    bracket_line = re.compile(
-        "(?:" + "|".join(brackets) + ")(?: (?:" + "|".join(sentences) + "))?"
-    )
+    sentences = [
+        _template_regex(t)
+        for name, t in one_line.items()
+        if not name.endswith("bracket") and not t.startswith(("[", "|", "#", "{"))
+    ]
+    bracket_line = re.compile("(?:" + "|".join(brackets) + ")(?: (?:" + "|".join(sentences) + "))?")
     shaped = {
         "[": [bracket_line, re.compile(_template_regex(texts["elided"]))],
         "(": [re.compile(_template_regex(t)) for n, t in one_line.items() if t.startswith("(")],
@@ -165,8 +174,9 @@ def check_examples(md_path: Path, md: str, texts: dict[str, str]) -> Iterator[Fi
                 if "---" in line or line.startswith("| Path"):
                     break
                 if not any(p.fullmatch(line) for p in patterns):
-                    yield Finding(str(md_path), number,
-                                  f"example {line!r} matches no template of loop.json")
+                    yield Finding(
+                        str(md_path), number, f"example {line!r} matches no template of loop.json"
+                    )
                 break
 
 
@@ -209,8 +219,12 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
                 named.add(anchor)
                 if anchor not in anchors:
                     start = spans.get(f"/cases/{index}/rules/{r_index}", (0, 0))[0]
-                    yield Finding(str(path), _line_of(text, start),
-                                  f"case {case.get('name')!r} names rule {anchor!r}, which no spec text declares")
+                    yield Finding(
+                        str(path),
+                        _line_of(text, start),
+                        f"case {case.get('name')!r} names rule {anchor!r}, "
+                        "which no spec text declares",
+                    )
     for anchor, (md, line) in anchors.items():
         if anchor not in named:
             yield Finding(str(md), line, f"rule {anchor} has no case")
@@ -229,8 +243,9 @@ def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
     used: dict[str, set[str]] = {}
     for _, doc in cases_by_file.values():
         ops = used.setdefault(str(doc.get("area")), set())
-        ops.update(str(step.get("op")) for case in doc.get("cases", [])
-                   for step in case.get("steps", []))
+        ops.update(
+            str(step.get("op")) for case in doc.get("cases", []) for step in case.get("steps", [])
+        )
     for area, name in _OP_ENUMS.items():
         if area not in used:
             continue
@@ -251,14 +266,23 @@ def check_ids(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
                     continue
                 line = _line_of(text, spans.get(f"/cases/{index}/steps/{s_index}/id", (0, 0))[0])
                 if not isinstance(result_id, str) or not ID_FORM.match(result_id):
-                    yield Finding(str(path), line, f"id {result_id!r} is not # and 4 or more lowercase hex digits")
+                    yield Finding(
+                        str(path),
+                        line,
+                        f"id {result_id!r} is not # and 4 or more lowercase hex digits",
+                    )
                 elif result_id in seen:
-                    yield Finding(str(path), line, f"id {result_id} is given twice in case {case.get('name')!r}")
+                    yield Finding(
+                        str(path),
+                        line,
+                        f"id {result_id} is given twice in case {case.get('name')!r}",
+                    )
                 seen.add(str(result_id))
 
 
-def check_versions(spec: Path, loop_text: str, loop: dict[str, Any],
-                   cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+def check_versions(
+    spec: Path, loop_text: str, loop: dict[str, Any], cases_by_file: dict[Path, Any]
+) -> Iterator[Finding]:
     version = loop.get("version")
     for md in sorted(spec.glob("*.md")):
         md_text = md.read_text(encoding="utf-8")
@@ -266,13 +290,19 @@ def check_versions(spec: Path, loop_text: str, loop: dict[str, Any],
         if match is None:
             yield Finding(str(md), 1, "no 'Spec version: X' line")
         elif match.group(1) != version:
-            yield Finding(str(md), _line_of(md_text, match.start()),
-                          f"spec version {match.group(1)} differs from loop.json's {version}")
+            yield Finding(
+                str(md),
+                _line_of(md_text, match.start()),
+                f"spec version {match.group(1)} differs from loop.json's {version}",
+            )
     for path, (text, doc) in cases_by_file.items():
         if doc.get("version") != version:
             start = value_spans(text).get("/version", (0, 0))[0]
-            yield Finding(str(path), _line_of(text, start),
-                          f"version {doc.get('version')} differs from loop.json's {version}")
+            yield Finding(
+                str(path),
+                _line_of(text, start),
+                f"version {doc.get('version')} differs from loop.json's {version}",
+            )
 
 
 # Where loop.json keeps templates; a number among them (context.note.mcp_wait_ms) is not one.
@@ -296,15 +326,22 @@ def check_templates_used(
         for name, value in _section(loop, area, key).items():
             if isinstance(value, str) and name not in rendered:
                 start = spans.get(f"/{area}/{key}/{name}", (0, 0))[0]
-                yield Finding(str(loop_path), _line_of(loop_text, start),
-                              f"template {name!r} is rendered nowhere in the reference")
+                yield Finding(
+                    str(loop_path),
+                    _line_of(loop_text, start),
+                    f"template {name!r} is rendered nowhere in the reference",
+                )
 
 
 def _area_templates(loop: dict[str, Any], area: str) -> dict[str, str]:
     """The templates an area's examples show: its texts, and for prefix the notes too."""
     sections = [(area, "texts")] + ([("context", "note")] if area == "prefix" else [])
-    return {name: template for owner, key in sections
-            for name, template in _section(loop, owner, key).items() if isinstance(template, str)}
+    return {
+        name: template
+        for owner, key in sections
+        for name, template in _section(loop, owner, key).items()
+        if isinstance(template, str)
+    }
 
 
 def lint_spec(spec: Path) -> list[Finding]:

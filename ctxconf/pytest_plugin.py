@@ -19,15 +19,35 @@ _STATE = pytest.StashKey[dict[str, Any]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ctxconf", "context-hygiene conformance cases")
-    group.addoption("--ctxconf-impl", metavar="SPEC", default=None,
-                    help="run the conformance cases against SPEC: reference, python:MODULE, "
-                         "cmd:COMMAND or an http:// URL")
-    group.addoption("--ctxconf-spec", metavar="DIR", default=None, type=Path,
-                    help="a folder laid out like spec/ (default: the spec bundled with ctxconf)")
-    group.addoption("--ctxconf-cases", metavar="FILE", action="append", type=Path, default=[],
-                    help="a case file to run (repeatable; default: every case file of the spec)")
-    group.addoption("--ctxconf-timeout", metavar="SECONDS", type=float, default=10.0,
-                    help="how long one case may take (default 10)")
+    group.addoption(
+        "--ctxconf-impl",
+        metavar="SPEC",
+        default=None,
+        help="run the conformance cases against SPEC: reference, python:MODULE, "
+        "cmd:COMMAND or an http:// URL",
+    )
+    group.addoption(
+        "--ctxconf-spec",
+        metavar="DIR",
+        default=None,
+        type=Path,
+        help="a folder laid out like spec/ (default: the spec bundled with ctxconf)",
+    )
+    group.addoption(
+        "--ctxconf-cases",
+        metavar="FILE",
+        action="append",
+        type=Path,
+        default=[],
+        help="a case file to run (repeatable; default: every case file of the spec)",
+    )
+    group.addoption(
+        "--ctxconf-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=10.0,
+        help="how long one case may take (default 10)",
+    )
 
 
 class CaseFailed(Exception):
@@ -47,8 +67,14 @@ class CaseItem(pytest.Item):
         from ctxconf.runner.engine import run_case
 
         state = _state(self.config)
-        result = run_case(state["transport"], self.seq, self.case, state["hello"], state["judge"],
-                          state["timeout"])
+        result = run_case(
+            state["transport"],
+            self.seq,
+            self.case,
+            state["hello"],
+            state["judge"],
+            state["timeout"],
+        )
         if result.verdict == "skipped":
             pytest.skip(result.message)
         if result.verdict not in ("pass", "expected-failure"):
@@ -82,21 +108,29 @@ def _state(config: pytest.Config) -> dict[str, Any]:
 
         spec_dir = config.getoption("ctxconf_spec") or bundled_spec_dir()
         timeout = config.getoption("ctxconf_timeout")
-        transport = transport_factory(config.getoption("ctxconf_impl"), timeout=timeout,
-                                      spec_dir=spec_dir)()
-        state = {"transport": transport, "hello": greet(transport), "timeout": timeout,
-                 "judge": Judge.for_spec(spec_dir)}
+        transport = transport_factory(
+            config.getoption("ctxconf_impl"), timeout=timeout, spec_dir=spec_dir
+        )()
+        state = {
+            "transport": transport,
+            "hello": greet(transport),
+            "timeout": timeout,
+            "judge": Judge.for_spec(spec_dir),
+        }
         config.stash[_STATE] = state
     return state
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "ctxconf_rule(anchor): a rule the conformance case exercises")
+    config.addinivalue_line(
+        "markers", "ctxconf_rule(anchor): a rule the conformance case exercises"
+    )
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect, so they apply to the cases too
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     if not config.getoption("ctxconf_impl"):
         return
     from ctxconf.paths import bundled_spec_dir

@@ -82,7 +82,9 @@ def regenerate_file(
         try:
             outputs = run_area_case(area, case, loop)
         except Exception as error:  # a case the reference cannot run is a data error to report
-            result.errors.append(f"{path}: /cases/{index} ({name}): {type(error).__name__}: {error}")
+            result.errors.append(
+                f"{path}: /cases/{index} ({name}): {type(error).__name__}: {error}"
+            )
             continue
         old = case.get("expect", [])
         if outputs == old:

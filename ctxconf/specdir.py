@@ -16,8 +16,13 @@ class SpecDirError(Exception):
 
 
 def add_spec_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--spec", type=Path, default=None, metavar="DIR",
-                        help="a folder laid out like spec/ (default: the bundled spec)")
+    parser.add_argument(
+        "--spec",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a folder laid out like spec/ (default: the bundled spec)",
+    )
 
 
 def spec_dir(given: Path | None) -> Path:
@@ -32,7 +37,9 @@ def load_config(given: Path | None) -> ContextConfig:
     try:
         return ContextConfig.from_loop(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise SpecDirError(f"{path}: cannot be read as loop.json ({error}); run ctxconf validate") from error
+        raise SpecDirError(
+            f"{path}: cannot be read as loop.json ({error}); run ctxconf validate"
+        ) from error
 
 
 def load_loop(given: Path | None) -> dict[str, Any]:

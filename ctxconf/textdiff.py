@@ -35,8 +35,11 @@ def visible_diff(
     missing final newline shows as a line without it); [] when they are equal."""
     out: list[str] = []
     for line in difflib.unified_diff(
-        _lines_with_ends(expected or ""), _lines_with_ends(actual or ""), *names,
-        n=context, lineterm="",
+        _lines_with_ends(expected or ""),
+        _lines_with_ends(actual or ""),
+        *names,
+        n=context,
+        lineterm="",
     ):
         if line.startswith(("---", "+++", "@@")):
             out.append(line.rstrip("\n"))

@@ -1,4 +1,4 @@
-"""The output cap (`ctx.cap.*`): an output over its limits keeps a head and a tail of whole lines."""
+"""The output cap (`ctx.cap.*`): an output over its limits keeps a head and tail of whole lines."""
 
 from __future__ import annotations
 

@@ -157,7 +157,7 @@ class Session:
         note: str | None = None,
         id: str | None = None,
     ) -> str:
-        """A write of a whole file: `Created` when there was none (`before` is None), else a diff."""
+        """A write of a whole file: `Created` when there was none (no `before`), else a diff."""
         return self._change(PatchFile(path, before, after), note, id)
 
     def delete(self, path: str, *, note: str | None = None, id: str | None = None) -> str:
@@ -181,7 +181,9 @@ class Session:
         bracket = self._texts.render("bracket", id=rid)
         return self._insert(rid, bracket, block=body, capped=True, note=note)
 
-    def output(self, tool: str, args: Mapping[str, Any], text: str, *, id: str | None = None) -> str:
+    def output(
+        self, tool: str, args: Mapping[str, Any], text: str, *, id: str | None = None
+    ) -> str:
         """Any other tool's result; a repeated listing or search with the same result is a stub."""
         rid = self._new_id(id)
         bracket = self._texts.render("bracket", id=rid)
@@ -215,7 +217,9 @@ class Session:
             bracket = t.render("bracket", id=rid)
             return self._insert(rid, bracket, sentence=t.render("recall_unknown", target=wanted))
         first = 1 if offset is None else offset
-        window = self.config.recall_window if limit is None else min(limit, self.config.recall_window)
+        window = self.config.recall_window
+        if limit is not None:
+            window = min(limit, window)
         if first < 1 or window < 1:
             raise ValueError("a recall's offset and limit start at 1")
         total = count_lines(stored)

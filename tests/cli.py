@@ -18,11 +18,15 @@ class Done:
         return f"exit {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
 
 
-def ctxconf(*args: str | Path, cwd: Path | None = None, expect: int | None = 0,
-            timeout: float = 120) -> Done:
+def ctxconf(
+    *args: str | Path, cwd: Path | None = None, expect: int | None = 0, timeout: float = 120
+) -> Done:
     done = subprocess.run(
         [sys.executable, "-m", "ctxconf", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=timeout,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
     )
     result = Done(done.returncode, done.stdout, done.stderr)
     if expect is not None:

@@ -1,4 +1,4 @@
-"""The suite catches a broken reference: every mutant fails a case tagged with the rule it breaks."""
+"""The suite catches a broken reference: each mutant fails a case tagged with the rule it breaks."""
 
 from __future__ import annotations
 

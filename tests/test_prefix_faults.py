@@ -31,13 +31,14 @@ FAULTS = {
     ),
 }
 
-MODULE = '''
+MODULE = """
 from pathlib import Path
 from tests.mutants import Mutant, load_mutant
 from ctxconf.runner.protocol import PROTOCOL_VERSION
 import json
 
-_package = load_mutant(Mutant("fault", {name!r}, {file!r}, (({old!r}, {new!r}),)), Path({workdir!r}))
+_mutant = Mutant("fault", {name!r}, {file!r}, (({old!r}, {new!r}),))
+_package = load_mutant(_mutant, Path({workdir!r}))
 _loop = json.loads(Path({loop!r}).read_text(encoding="utf-8"))
 
 
@@ -47,8 +48,9 @@ def hello():
 
 
 def run(request):
-    return {{"seq": request["seq"], "outputs": _package.run_area_case("prefix", request["case"], _loop)}}
-'''
+    outputs = _package.run_area_case("prefix", request["case"], _loop)
+    return {{"seq": request["seq"], "outputs": outputs}}
+"""
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
@@ -56,14 +58,38 @@ def test_fault_fails_its_named_case(fault: str, tmp_path: Path) -> None:
     file, old, new, case = FAULTS[fault]
     work = tmp_path / "work"
     work.mkdir()
-    (tmp_path / f"{fault}.py").write_text(textwrap.dedent(MODULE.format(
-        name=fault, file=file, old=old, new=new, workdir=str(work),
-        loop=str(ROOT / "spec" / "loop.json"))), encoding="utf-8")
+    (tmp_path / f"{fault}.py").write_text(
+        textwrap.dedent(
+            MODULE.format(
+                name=fault,
+                file=file,
+                old=old,
+                new=new,
+                workdir=str(work),
+                loop=str(ROOT / "spec" / "loop.json"),
+            )
+        ),
+        encoding="utf-8",
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     done = subprocess.run(
-        [sys.executable, "-m", "ctxconf", "run", "--impl", f"python:{fault}", "--area", "prefix",
-         "--json", str(tmp_path / "results.json")],
-        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "ctxconf",
+            "run",
+            "--impl",
+            f"python:{fault}",
+            "--area",
+            "prefix",
+            "--json",
+            str(tmp_path / "results.json"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert done.returncode == 1, done.stdout + done.stderr
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))

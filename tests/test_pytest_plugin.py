@@ -14,14 +14,22 @@ FAUX = Path(__file__).resolve().parent / "fauxmplementations"
 
 
 def _case_count() -> int:
-    return sum(len(json.loads(p.read_text(encoding="utf-8"))["cases"])
-               for p in (bundled_spec_dir() / "conformance").glob("*.json"))
+    return sum(
+        len(json.loads(p.read_text(encoding="utf-8"))["cases"])
+        for p in (bundled_spec_dir() / "conformance").glob("*.json")
+    )
 
 
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(FAUX)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_every_bundled_case_is_an_item_and_passes_against_the_reference(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ def test_authors_cases_are_the_source_cases() -> None:
     source = json.loads(SEEDS.read_text(encoding="utf-8"))["cases"]
     authors = [c for c in CASES if c.get("origin") == "authors"]
     assert len(authors) == len(source) == 11
-    for ours, theirs in zip(authors, source):
+    for ours, theirs in zip(authors, source, strict=True):
         assert ours["steps"] == theirs["steps"]
         assert ours["expect"] == theirs["expect"]
         assert ours.get("limits") == theirs.get("limits")

@@ -39,20 +39,26 @@ def test_regen_changes_exactly_the_affected_expectations(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
     before = cases.read_text(encoding="utf-8")
     loop = spec / "loop.json"
-    loop.write_text(loop.read_text(encoding="utf-8").replace(
-        '"same_result": "Same result as {target}."', '"same_result": "Same as {target}."'), encoding="utf-8")
+    loop.write_text(
+        loop.read_text(encoding="utf-8").replace(
+            '"same_result": "Same result as {target}."', '"same_result": "Same as {target}."'
+        ),
+        encoding="utf-8",
+    )
     checked = ctxconf("regen", "--check", "--spec", spec, expect=1)
     assert "listing-compared-with-latest: would change" in checked.stdout
     assert "same-listing-is-stub: disagrees with the authors' case" in checked.stdout
     assert cases.read_text(encoding="utf-8") == before, "--check must write nothing"
     ctxconf("regen", "--spec", spec, expect=1)  # 1: the authors' cases disagree
     after = cases.read_text(encoding="utf-8")
-    changed = [(old, new) for old, new in zip(before.split("\n"), after.split("\n")) if old != new]
+    pairs = zip(before.split("\n"), after.split("\n"), strict=True)
+    changed = [(old, new) for old, new in pairs if old != new]
     assert len(before.split("\n")) == len(after.split("\n"))
     assert changed and all("Same result as" in old and "Same as" in new for old, new in changed)
     authors = [c for c in json.loads(after)["cases"] if c.get("origin") == "authors"]
-    assert any("Same result as" in text for c in authors for text in c["expect"]), \
+    assert any("Same result as" in text for c in authors for text in c["expect"]), (
         "the authors' cases are never rewritten"
+    )
 
 
 def test_regen_without_changes_keeps_the_file_byte_for_byte(spec: Path) -> None:
@@ -68,10 +74,19 @@ def test_regen_without_changes_keeps_the_file_byte_for_byte(spec: Path) -> None:
 
 def test_regen_fills_a_new_case_and_keeps_unknown_fields(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
+
     def add(data):  # type: ignore[no-untyped-def]
-        data["cases"].append({"name": "fresh", "description": "d", "rules": ["ctx.stub.unchanged"],
-                              "x-editor-note": "kept",
-                              "steps": [{"op": "read", "path": "a", "content": "a\n"}], "expect": []})
+        data["cases"].append(
+            {
+                "name": "fresh",
+                "description": "d",
+                "rules": ["ctx.stub.unchanged"],
+                "x-editor-note": "kept",
+                "steps": [{"op": "read", "path": "a", "content": "a\n"}],
+                "expect": [],
+            }
+        )
+
     _edit_json(cases, add)
     ctxconf("regen", "--spec", spec)
     fresh = json.loads(cases.read_text(encoding="utf-8"))["cases"][-1]
@@ -86,11 +101,17 @@ def test_lint_reports_bad_id_quote_and_rule_without_case(spec: Path) -> None:
     md = spec / "context.md"
     md_text = md.read_text(encoding="utf-8")
     assert "`cap.max_lines` (400)" in md_text
-    md.write_text(md_text.replace("`cap.max_lines` (400)", "`cap.max_lines` (500)", 1)
-                  + "\n### `ctx.extra.rule` A rule nobody tests\n\nText.\n", encoding="utf-8")
+    md.write_text(
+        md_text.replace("`cap.max_lines` (400)", "`cap.max_lines` (500)", 1)
+        + "\n### `ctx.extra.rule` A rule nobody tests\n\nText.\n",
+        encoding="utf-8",
+    )
     done = ctxconf("lint", "--spec", spec, expect=1)
-    id_line = text.split("\n").index(next(l for l in text.split("\n") if '"#g001"' in l)) + 1
-    assert f"context.json:{id_line}: id '#g001' is not # and 4 or more lowercase hex digits" in done.stdout
+    id_line = next(n for n, line in enumerate(text.split("\n"), 1) if '"#g001"' in line)
+    assert (
+        f"context.json:{id_line}: id '#g001' is not # and 4 or more lowercase hex digits"
+        in done.stdout
+    )
     assert "`cap.max_lines` is quoted as (500) but loop.json has 400" in done.stdout
     assert "rule ctx.extra.rule has no case" in done.stdout
     assert "context.md:" in done.stdout
@@ -106,22 +127,28 @@ def test_lint_catches_an_example_that_left_its_template(spec: Path) -> None:
 
 
 def test_lint_catches_a_case_naming_an_unknown_rule_and_a_version_mismatch(spec: Path) -> None:
-    _edit_json(spec / "conformance" / "context.json",
-               lambda d: (d["cases"][0]["rules"].append("ctx.no.such"), d.update(version="9.9.9")))
+    _edit_json(
+        spec / "conformance" / "context.json",
+        lambda d: (d["cases"][0]["rules"].append("ctx.no.such"), d.update(version="9.9.9")),
+    )
     done = ctxconf("lint", "--spec", spec, expect=1)
     assert "names rule 'ctx.no.such', which no spec text declares" in done.stdout
     assert "version 9.9.9 differs from loop.json's" in done.stdout
 
 
 def test_lint_catches_an_unused_template(spec: Path) -> None:
-    _edit_json(spec / "loop.json", lambda d: d["context"]["texts"].update(orphan="nobody renders me"))
+    _edit_json(
+        spec / "loop.json", lambda d: d["context"]["texts"].update(orphan="nobody renders me")
+    )
     done = ctxconf("lint", "--spec", spec, expect=1)
     assert "template 'orphan' is rendered nowhere" in done.stdout
 
 
 def test_check_fails_on_a_stale_expectation(spec: Path) -> None:
     loop = spec / "loop.json"
-    loop.write_text(loop.read_text(encoding="utf-8").replace("(no output)", "(nothing)"), encoding="utf-8")
+    loop.write_text(
+        loop.read_text(encoding="utf-8").replace("(no output)", "(nothing)"), encoding="utf-8"
+    )
     done = ctxconf("check", "--spec", spec, expect=1)
     assert "empty-output: 1 expected texts are stale" in done.stdout
     assert "FAILED" in done.stdout
@@ -136,11 +163,16 @@ def test_show_prints_whitespace_visibly() -> None:
 
 def test_add_case_fills_expectations_and_refuses_a_duplicate(spec: Path, tmp_path: Path) -> None:
     new = tmp_path / "new.yaml"
-    new.write_text("name: added\ndescription: d\nrules: [ctx.stub.unchanged]\nsteps:\n"
-                   "  - {op: read, path: a.md, content: \"a\\n\"}\n"
-                   "  - {op: read, path: a.md, content: \"a\\n\"}\n", encoding="utf-8")
+    new.write_text(
+        "name: added\ndescription: d\nrules: [ctx.stub.unchanged]\nsteps:\n"
+        '  - {op: read, path: a.md, content: "a\\n"}\n'
+        '  - {op: read, path: a.md, content: "a\\n"}\n',
+        encoding="utf-8",
+    )
     ctxconf("add-case", new, "--spec", spec)
-    added = json.loads((spec / "conformance" / "context.json").read_text(encoding="utf-8"))["cases"][-1]
+    added = json.loads((spec / "conformance" / "context.json").read_text(encoding="utf-8"))[
+        "cases"
+    ][-1]
     assert added["name"] == "added"
     assert added["expect"][1].endswith("Unchanged since #0001, which already shows lines 1-1.")
     again = ctxconf("add-case", new, "--spec", spec, expect=1)
@@ -156,7 +188,10 @@ def test_add_case_reports_bad_yaml_with_its_place(spec: Path, tmp_path: Path) ->
 
 def test_add_case_refuses_a_step_the_schema_refuses(spec: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("name: odd\ndescription: d\nrules: [ctx.stub.unchanged]\nsteps:\n"
-                   "  - {op: read, id: '#G001', path: a, content: ''}\n", encoding="utf-8")
+    bad.write_text(
+        "name: odd\ndescription: d\nrules: [ctx.stub.unchanged]\nsteps:\n"
+        "  - {op: read, id: '#G001', path: a, content: ''}\n",
+        encoding="utf-8",
+    )
     done = ctxconf("add-case", bad, "--spec", spec, expect=1)
     assert "#G001" in done.stderr and "context.json" in done.stderr

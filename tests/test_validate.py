@@ -414,7 +414,8 @@ def test_a_given_id_that_the_session_would_give_another_step_is_refused(tmp_path
     case_file.write_text(json.dumps({
         "area": "context", "version": "3.1.0", "description": "d",
         "cases": [{"name": "mixed", "description": "d", "rules": ["ctx.id.number"],
-                   "steps": [{"op": "output", "tool": "bash", "args": {}, "text": "a", "id": "#0002"},
+                   "steps": [{"op": "output", "tool": "bash", "args": {}, "text": "a",
+                              "id": "#0002"},
                              {"op": "output", "tool": "bash", "args": {}, "text": "b"}],
                    "expect": ["", ""]}]}), encoding="utf-8")
     problems = validate_files([case_file])

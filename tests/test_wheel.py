@@ -19,8 +19,13 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     # Built from a copy: setuptools leaves a build/ folder in the tree it builds.
     source = tmp_path_factory.mktemp("source") / "ctxconf"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "reports", "__pycache__", "*.egg-info", ".*_cache"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "reports", "__pycache__", "*.egg-info", ".*_cache"
+        ),
+    )
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
         check=True,
@@ -58,24 +63,36 @@ def test_installed_wheel_works_from_any_folder(wheel: Path, tmp_path: Path) -> N
     venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
     python = env_dir / "bin" / "python"
     site = subprocess.run(
-        [sys.executable, "-c", "import jsonschema, os; print(os.path.dirname(os.path.dirname(jsonschema.__file__)))"],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import jsonschema, os; print(os.path.dirname(os.path.dirname(jsonschema.__file__)))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     (next((env_dir / "lib").glob("python*")) / "site-packages" / "deps.pth").write_text(site + "\n")
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     for command in (["validate"], ["run", "--impl", "reference", "--json", "r.json"]):
         done = subprocess.run(
             [str(env_dir / "bin" / "ctxconf"), *command],
-            cwd=elsewhere, capture_output=True, text=True,
+            cwd=elsewhere,
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, f"ctxconf {' '.join(command)}:\n{done.stdout}\n{done.stderr}"
     imported = subprocess.run(
         [str(python), "-c", "import ctxconf.paths as p; print(p.bundled_spec_dir())"],
-        cwd=elsewhere, capture_output=True, text=True, check=True,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert str(env_dir) in imported, "the wheel's spec must come from the installed package"

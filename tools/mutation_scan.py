@@ -25,11 +25,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
 SWAPS: list[tuple[str, str]] = [
-    (r" < ", " <= "), (r" <= ", " < "), (r" > ", " >= "), (r" >= ", " > "),
-    (r" == ", " != "), (r" != ", " == "), (r" \+ 1\b", " + 2"), (r" - 1\b", " - 2"),
-    (r" \+ 1\b", ""), (r" - 1\b", ""), (r"\band\b", "or"), (r"\bor\b", "and"),
-    (r"\bTrue\b", "False"), (r"\bFalse\b", "True"), (r"reversed\((.*?)\)", r"(\1)"),
-    (r"\bnot ", ""), (r"\[-", "["), (r"start=1\b", "start=0"),
+    (r" < ", " <= "),
+    (r" <= ", " < "),
+    (r" > ", " >= "),
+    (r" >= ", " > "),
+    (r" == ", " != "),
+    (r" != ", " == "),
+    (r" \+ 1\b", " + 2"),
+    (r" - 1\b", " - 2"),
+    (r" \+ 1\b", ""),
+    (r" - 1\b", ""),
+    (r"\band\b", "or"),
+    (r"\bor\b", "and"),
+    (r"\bTrue\b", "False"),
+    (r"\bFalse\b", "True"),
+    (r"reversed\((.*?)\)", r"(\1)"),
+    (r"\bnot ", ""),
+    (r"\[-", "["),
+    (r"start=1\b", "start=0"),
 ]
 
 
@@ -43,18 +56,21 @@ def mutants(source: str) -> list[tuple[int, str]]:
             in_docstring = in_docstring != (quotes % 2 == 1)
             continue
         code = line.split("#", 1)[0]
-        if not code.strip() or code.lstrip().startswith(("def ", "class ", "from ", "import ", "@")):
+        if not code.strip() or code.lstrip().startswith(
+            ("def ", "class ", "from ", "import ", "@")
+        ):
             continue
         for pattern, replacement in SWAPS:
             for match in re.finditer(pattern, code):
-                mutated = code[: match.start()] + match.expand(replacement) + code[match.end():]
-                found.append((index, mutated + line[len(code):]))
+                mutated = code[: match.start()] + match.expand(replacement) + code[match.end() :]
+                found.append((index, mutated + line[len(code) :]))
     return found
 
 
 def load(package_dir: Path, name: str):  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location(
-        name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)])
+        name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -77,9 +93,12 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     loop = json.loads((ROOT / "spec" / "loop.json").read_text())
-    cases = [(doc["area"], case)
-             for path in sorted((ROOT / "spec" / "conformance").glob("*.json"))
-             for doc in [json.loads(path.read_text())] for case in doc["cases"]]
+    cases = [
+        (doc["area"], case)
+        for path in sorted((ROOT / "spec" / "conformance").glob("*.json"))
+        for doc in [json.loads(path.read_text())]
+        for case in doc["cases"]
+    ]
     killed, survived = 0, []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
@@ -96,8 +115,10 @@ def main() -> int:
                 signal.alarm(10)  # a mutant that loops for ever is caught too
                 try:
                     module = load(target, name)
-                    caught = any(module.run_area_case(area, case, loop) != case["expect"]
-                                 for area, case in cases)
+                    caught = any(
+                        module.run_area_case(area, case, loop) != case["expect"]
+                        for area, case in cases
+                    )
                 except (Exception, _TimedOut):
                     caught = True
                 finally:
@@ -105,10 +126,14 @@ def main() -> int:
                 if caught:
                     killed += 1
                 else:
-                    survived.append(f"{source_file.name}:{index + 1}: {original.strip()}  ->  {mutated.strip()}")
+                    survived.append(
+                        f"{source_file.name}:{index + 1}: {original.strip()}  ->  {mutated.strip()}"
+                    )
     total = killed + len(survived)
-    print(f"{total} mutants of reference/*.py: {killed} caught, {len(survived)} survived "
-          f"({100 * killed / max(total, 1):.1f} % caught) in {time.perf_counter() - start:.1f}s")
+    print(
+        f"{total} mutants of reference/*.py: {killed} caught, {len(survived)} survived "
+        f"({100 * killed / max(total, 1):.1f} % caught) in {time.perf_counter() - start:.1f}s"
+    )
     if args.show_survivors:
         print("\n".join(survived))
     return 0

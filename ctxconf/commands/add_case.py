@@ -1,4 +1,4 @@
-"""`ctxconf add-case FILE.yaml`: add cases written as YAML, their expected texts from the reference."""
+"""`ctxconf add-case FILE.yaml`: add cases written as YAML; the reference fills their texts."""
 
 from __future__ import annotations
 
@@ -11,10 +11,19 @@ from ctxconf.specdir import SpecDirError, add_spec_argument, load_loop, spec_dir
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("yaml", type=Path, metavar="FILE.yaml",
-                        help="a case (name, description, rules, limits?, steps) or a list of them")
-    parser.add_argument("--to", type=Path, default=None, metavar="CASEFILE",
-                        help="the case file to add to (default: the spec's conformance/context.json)")
+    parser.add_argument(
+        "yaml",
+        type=Path,
+        metavar="FILE.yaml",
+        help="a case (name, description, rules, limits?, steps) or a list of them",
+    )
+    parser.add_argument(
+        "--to",
+        type=Path,
+        default=None,
+        metavar="CASEFILE",
+        help="the case file to add to (default: the spec's conformance/context.json)",
+    )
     add_spec_argument(parser)
 
 

@@ -29,5 +29,9 @@ def run(args: argparse.Namespace) -> int:
     failed = [stage.name for stage in stages if stage.problems]
     skipped = 4 - len(stages)
     verdict = "FAILED: " + ", ".join(failed) if failed else "passed"
-    print(f"ctxconf check {verdict}" + (f" ({skipped} stages skipped)" if skipped else "") + f": {folder}")
+    print(
+        f"ctxconf check {verdict}"
+        + (f" ({skipped} stages skipped)" if skipped else "")
+        + f": {folder}"
+    )
     return 1 if failed else 0

@@ -12,22 +12,52 @@ from ctxconf.fuzz import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--impl", required=True, metavar="SPEC",
+        "--impl",
+        required=True,
+        metavar="SPEC",
         help="reference, python:MODULE, cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
     )
-    parser.add_argument("--examples", type=int, default=None, metavar="N",
-                        help=f"sessions to generate (default {DEFAULT_EXAMPLES}; with --max-time "
-                             "alone, as many as the time allows)")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
-                        help="the same seed generates the same sessions (default: random)")
-    parser.add_argument("--max-time", type=float, default=None, metavar="SECONDS",
-                        help="stop generating sessions after this long")
-    parser.add_argument("--out", type=Path, default=None, metavar="PATH",
-                        help="where to write the case file of a finding (default: ./reports/)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                        help=f"per session (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--accept-equivalent-diffs", action="store_true",
-                        help="a different but equivalent diff is no disagreement")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"sessions to generate (default {DEFAULT_EXAMPLES}; with --max-time "
+        "alone, as many as the time allows)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="the same seed generates the same sessions (default: random)",
+    )
+    parser.add_argument(
+        "--max-time",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop generating sessions after this long",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="where to write the case file of a finding (default: ./reports/)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"per session (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--accept-equivalent-diffs",
+        action="store_true",
+        help="a different but equivalent diff is no disagreement",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""`ctxconf regen [--check] [FILE…]`: expected texts from the reference, with an account of changes."""
+"""`ctxconf regen [--check] [FILE…]`: expected texts from the reference, and what changed."""
 
 from __future__ import annotations
 
@@ -12,17 +12,28 @@ from ctxconf.textdiff import visible_diff
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", type=Path, metavar="FILE",
-                        help="case files (default: every case file of the spec)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when any expected text would change")
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="case files (default: every case file of the spec)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when any expected text would change",
+    )
     add_spec_argument(parser)
 
 
 def print_result(result: RegenResult, *, check: bool) -> None:
     for change in result.changes:
-        label = "disagrees with the authors' case (never rewritten)" if change.authors else (
-            "would change" if check else "changed")
+        label = (
+            "disagrees with the authors' case (never rewritten)"
+            if change.authors
+            else ("would change" if check else "changed")
+        )
         print(f"{change.file}: {change.name}: {label}")
         for step in change.steps:
             print(f"  step {step.step}:")

@@ -42,8 +42,11 @@ def _files(files: list[dict[str, str]]) -> list[str]:
 
 
 def render_case(case: dict[str, Any]) -> list[str]:
-    out = [case.get("name", "?"), "  " + case.get("description", ""),
-           "  rules: " + ", ".join(case.get("rules", []))]
+    out = [
+        case.get("name", "?"),
+        "  " + case.get("description", ""),
+        "  rules: " + ", ".join(case.get("rules", [])),
+    ]
     if case.get("origin"):
         out.append(f"  origin: {case['origin']}")
     if case.get("limits"):
@@ -51,8 +54,11 @@ def render_case(case: dict[str, Any]) -> list[str]:
     steps, expects = case["steps"], case.get("expect", [])
     for index, (step, expect) in enumerate(zip(steps, expects, strict=False)):
         # Scalars go on the step's line; texts, files and structured fields get a block each.
-        fields = {k: v for k, v in step.items()
-                  if k not in ("op", *_LONG_FIELDS, "files") and not isinstance(v, (dict, list))}
+        fields = {
+            k: v
+            for k, v in step.items()
+            if k not in ("op", *_LONG_FIELDS, "files") and not isinstance(v, (dict, list))
+        }
         out.append("")
         scalars = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items())
         out.append(f"step {index}: {step['op']} {scalars}")
