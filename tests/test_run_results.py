@@ -128,7 +128,7 @@ def test_junit_one_testcase_per_case(tmp_path: Path, mixed: Results) -> None:
     failure = failed.find("failure")
     assert failure is not None and failure.get("type") == "fail"
     assert "step 0" in (failure.get("message") or "")
-    assert "\\x1b[31m extra→" in (failure.text or "")  # the diff, with tabs and escapes visible
+    assert "⟨U+001B⟩[31m extra→" in (failure.text or "")  # the diff, with tabs and escapes visible
     error = crashed.find("error")
     assert error is not None and error.get("message") == "the implementation exited with code 3"
     assert crashed.findtext("system-err") == "bad\\x00\n"
