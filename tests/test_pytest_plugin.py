@@ -35,6 +35,7 @@ def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_every_bundled_case_is_an_item_and_passes_against_the_reference(tmp_path: Path) -> None:
     done = _pytest(tmp_path, "--ctxconf-impl=reference", "-v")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert f"collected {_case_count()} items" in done.stdout
     assert f"{_case_count()} passed" in done.stdout
     assert "context.json::reread-unchanged-is-stub PASSED" in done.stdout
 
