@@ -17,7 +17,7 @@ from typing import Any
 from .cap import cap_text
 from .config import ContextConfig, Limits
 from .diff import unified_diff
-from .lines import content_sha, count_lines, line_window, split_lines
+from .lines import content_sha, count_lines, line_window
 
 DEFAULT_CWD = "/project"
 
@@ -372,4 +372,4 @@ def _join(bracket: str, sentence: str | None, block: str | None) -> str:
     return bracket
 
 
-__all__ = ["DEFAULT_CWD", "PatchFile", "Session", "split_lines"]
+__all__ = ["DEFAULT_CWD", "PatchFile", "Session"]
