@@ -12,6 +12,17 @@ from typing import Any
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
+def read_loop(spec_dir: Path | None = None) -> dict[str, Any]:
+    """`loop.json` of `spec_dir`, or of the spec bundled with ctxconf."""
+    if spec_dir is None:
+        from ctxconf.paths import bundled_spec_dir
+
+        spec_dir = bundled_spec_dir()
+    with open(spec_dir / "loop.json", encoding="utf-8") as f:
+        loop: dict[str, Any] = json.load(f)
+    return loop
+
+
 @dataclass(frozen=True)
 class Limits:
     """The output cap (`cap.*`): when a result is over, and how much head and tail it keeps."""
@@ -84,9 +95,4 @@ class ContextConfig:
     @classmethod
     def load(cls, spec_dir: Path | None = None) -> ContextConfig:
         """Read `loop.json` from `spec_dir`, or from the spec bundled with ctxconf."""
-        if spec_dir is None:
-            from ctxconf.paths import bundled_spec_dir
-
-            spec_dir = bundled_spec_dir()
-        with open(spec_dir / "loop.json", encoding="utf-8") as f:
-            return cls.from_loop(json.load(f))
+        return cls.from_loop(read_loop(spec_dir))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import Texts
+from .config import Texts, read_loop
 
 
 @dataclass(frozen=True)
@@ -37,9 +36,4 @@ class PrefixConfig:
     @classmethod
     def load(cls, spec_dir: Path | None = None) -> PrefixConfig:
         """Read `loop.json` from `spec_dir`, or from the spec bundled with ctxconf."""
-        if spec_dir is None:
-            from ctxconf.paths import bundled_spec_dir
-
-            spec_dir = bundled_spec_dir()
-        with open(spec_dir / "loop.json", encoding="utf-8") as f:
-            return cls.from_loop(json.load(f))
+        return cls.from_loop(read_loop(spec_dir))

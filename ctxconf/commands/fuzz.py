@@ -7,16 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from ctxconf.commands._impl import add_impl_argument
 from ctxconf.fuzz import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--impl",
-        required=True,
-        metavar="SPEC",
-        help="reference, python:MODULE, cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
-    )
+    add_impl_argument(parser)
     parser.add_argument(
         "--examples",
         type=int,

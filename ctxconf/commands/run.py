@@ -7,15 +7,11 @@ import sys
 from pathlib import Path
 
 from ctxconf.cli import EXIT_USAGE
+from ctxconf.commands._impl import add_impl_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--impl",
-        required=True,
-        metavar="SPEC",
-        help="reference, python:MODULE, cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
-    )
+    add_impl_argument(parser)
     parser.add_argument(
         "--cases", nargs="+", type=Path, metavar="FILE", help="case files (default: the spec's)"
     )
