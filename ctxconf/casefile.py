@@ -10,6 +10,35 @@ from typing import Any
 from ctxconf.jsonpos import value_spans
 
 
+class SpecFileError(Exception):
+    """A spec file that cannot be read as JSON; the message names the file and line:column."""
+
+
+def read_json(path: Path) -> tuple[str, Any]:
+    """The text of a spec file and its data, or SpecFileError saying where it is broken."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise SpecFileError(f"{path}: cannot be read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise SpecFileError(f"{path}: not UTF-8 text: {error.reason}") from None
+    try:
+        return text, json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SpecFileError(
+            f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}; "
+            "ctxconf validate lists every problem"
+        ) from None
+
+
+def read_cases(path: Path) -> list[dict[str, Any]]:
+    """The cases of a case file (SpecFileError when it is not one)."""
+    _, data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise SpecFileError(f'{path}: not a case file (an object with "cases")')
+    return [case for case in data["cases"] if isinstance(case, dict)]
+
+
 @dataclass(frozen=True)
 class FoundCase:
     file: Path
@@ -19,7 +48,7 @@ class FoundCase:
 
 def find_case(files: list[Path], name: str) -> FoundCase | None:
     for path in files:
-        cases = json.loads(path.read_text(encoding="utf-8")).get("cases", [])
+        cases = read_cases(path)
         for index, case in enumerate(cases):
             if case.get("name") == name:
                 return FoundCase(path, index, case)
@@ -30,7 +59,7 @@ def case_names(files: list[Path]) -> list[str]:
     return [
         case.get("name", "")
         for path in files
-        for case in json.loads(path.read_text(encoding="utf-8")).get("cases", [])
+        for case in read_cases(path)
     ]
 
 

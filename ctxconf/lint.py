@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import reference
+from ctxconf.casefile import read_json
 from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
 from ctxconf.spec_rules import SpecRulesError, parse_rules
@@ -347,12 +348,10 @@ def _area_templates(loop: dict[str, Any], area: str) -> dict[str, str]:
 def lint_spec(spec: Path) -> list[Finding]:
     """Every disagreement between the parts of the spec folder `spec`, sorted by file and line."""
     loop_path = spec / "loop.json"
-    loop_text = loop_path.read_text(encoding="utf-8")
-    loop = json.loads(loop_text)
+    loop_text, loop = read_json(loop_path)
     cases_by_file: dict[Path, Any] = {}
     for path in sorted((spec / "conformance").glob("*.json")):
-        text = path.read_text(encoding="utf-8")
-        cases_by_file[path] = (text, json.loads(text))
+        cases_by_file[path] = read_json(path)
     findings: list[Finding] = []
     for md_path in sorted(spec.glob("*.md")):
         md = md_path.read_text(encoding="utf-8")

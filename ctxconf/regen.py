@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
+from ctxconf.casefile import read_json
 from ctxconf.jsonpos import value_spans
 from ctxconf.reference import run_area_case
 
@@ -72,8 +73,7 @@ def _indent_at(text: str, offset: int) -> str:
 def regenerate_file(
     path: Path, loop: Mapping[str, Any], *, check: bool, result: RegenResult
 ) -> None:
-    text = path.read_text(encoding="utf-8")
-    doc = json.loads(text)
+    text, doc = read_json(path)
     area = doc.get("area", "context")
     replacements: list[tuple[int, int, str]] = []
     spans = value_spans(text)

@@ -195,3 +195,18 @@ def test_add_case_refuses_a_step_the_schema_refuses(spec: Path, tmp_path: Path) 
     )
     done = ctxconf("add-case", bad, "--spec", spec, expect=1)
     assert "#G001" in done.stderr and "context.json" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["regen"], ["regen", "--check"], ["lint"], ["show", "x"], ["validate"], ["check"]],
+    ids=" ".join,
+)
+def test_a_case_file_that_is_not_json_is_named_with_its_place(
+    spec: Path, command: list[str]
+) -> None:
+    broken = spec / "conformance" / "broken.json"
+    broken.write_text('{"area": "context", "cases": [\n  {"name": "x",, }\n]}\n', encoding="utf-8")
+    done = ctxconf(*command, "--spec", spec, expect=None)
+    assert done.returncode in (1, 2), str(done)
+    assert "broken.json:2:16" in done.stdout + done.stderr, str(done)

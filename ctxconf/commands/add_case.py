@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ctxconf.addcase import AddCaseError, add_cases
+from ctxconf.casefile import SpecFileError
 from ctxconf.specdir import SpecDirError, add_spec_argument, load_loop, spec_dir
 
 
@@ -43,5 +44,8 @@ def run(args: argparse.Namespace) -> int:
     except AddCaseError as error:
         print(error, file=sys.stderr)
         return 1
+    except SpecFileError as error:
+        print(f"ctxconf add-case: {error}", file=sys.stderr)
+        return 2
     print(f"added {len(names)} cases to {target}: {', '.join(names)}")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ctxconf.casefile import SpecFileError
 from ctxconf.lint import lint_spec
 from ctxconf.specdir import SpecDirError, add_spec_argument, spec_dir
 
@@ -20,8 +21,8 @@ def run(args: argparse.Namespace) -> int:
     except SpecDirError as error:
         print(f"ctxconf lint: {error}", file=sys.stderr)
         return 2
-    except ValueError as error:  # a file that is not JSON: validate says where
-        print(f"ctxconf lint: {error}; run ctxconf validate", file=sys.stderr)
+    except SpecFileError as error:
+        print(f"ctxconf lint: {error}", file=sys.stderr)
         return 2
     for finding in findings:
         print(finding)

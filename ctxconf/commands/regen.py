@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ctxconf.casefile import SpecFileError
 from ctxconf.regen import RegenResult, regenerate
 from ctxconf.specdir import SpecDirError, add_spec_argument, case_files, load_loop
 from ctxconf.textdiff import visible_diff
@@ -62,7 +63,11 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"ctxconf regen: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    result = regenerate(files, loop, check=args.check)
+    try:
+        result = regenerate(files, loop, check=args.check)
+    except SpecFileError as error:
+        print(f"ctxconf regen: {error}", file=sys.stderr)
+        return 2
     print_result(result, check=args.check)
     if result.errors or result.disagreements:
         return 1

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ctxconf.casefile import case_names, find_case
+from ctxconf.casefile import SpecFileError, case_names, find_case
 from ctxconf.specdir import SpecDirError, add_spec_argument, case_files
 from ctxconf.textdiff import visible
 
@@ -83,9 +83,13 @@ def run(args: argparse.Namespace) -> int:
     except SpecDirError as error:
         print(f"ctxconf show: {error}", file=sys.stderr)
         return 2
-    found = find_case(files, args.case)
+    try:
+        found = find_case(files, args.case)
+        near = [n for n in case_names(files) if args.case in n] if found is None else []
+    except SpecFileError as error:
+        print(f"ctxconf show: {error}", file=sys.stderr)
+        return 2
     if found is None:
-        near = [n for n in case_names(files) if args.case in n]
         hint = f"; did you mean: {', '.join(near[:5])}" if near else ""
         print(f"ctxconf show: no case named {args.case!r}{hint}", file=sys.stderr)
         return 2
