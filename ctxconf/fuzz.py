@@ -1,6 +1,7 @@
 """Differential fuzzing: random sessions run on an implementation and on the reference.
 
-`fuzz` draws sessions from `ctxconf.strategies.sessions`, runs each on the implementation and on
+`fuzz` draws sessions of an area (`context` by default, or `prefix`) from
+`ctxconf.strategies.sessions_of`, runs each on the implementation and on
 the reference, and raises inside the Hypothesis test on the first disagreement, so Hypothesis
 shrinks the session to a minimal one that still disagrees. An implementation that fails a
 session (crashes, hangs, answers with an error or a broken message) disagrees too.
@@ -25,6 +26,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,16 +37,17 @@ from jsonschema import Draft202012Validator
 
 from ctxconf.atomic import write_text_atomic
 from ctxconf.paths import schemas_dir
-from ctxconf.reference import ContextConfig, run_case
+from ctxconf.reference import AREAS, ContextConfig, PrefixConfig, run_area_case, run_case
+from ctxconf.reference.config import Texts, read_loop
 from ctxconf.runner import equivalent_diff
 from ctxconf.runner.errors import ImplementationStartError, RunnerError, UsageError
 from ctxconf.runner.protocol import ProtocolError, parse_hello, parse_run_response, run_request
 from ctxconf.runner.transports import CaseFailure, KeepsStderr, Transport, transport_factory
-from ctxconf.strategies import sessions
+from ctxconf.strategies import sessions_of
 from ctxconf.textdiff import visible, visible_diff
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
-AREA = "context"
+AREA = "context"  # the default area
 DEFAULT_EXAMPLES = 500
 UNLIMITED = 10**9  # sessions, when only --max-time bounds the run
 DEFAULT_TIMEOUT = 10.0
@@ -81,8 +84,9 @@ class Implementation:
     Raises `RunnerError` when the SPEC is unusable or the implementation does not start.
     """
 
-    def __init__(self, spec: str, *, timeout: float) -> None:
+    def __init__(self, spec: str, *, timeout: float, area: str = AREA) -> None:
         self._timeout = timeout
+        self._area = area
         self._seq = 0
         self._transport: Transport = transport_factory(spec, timeout=timeout)()
         try:
@@ -96,17 +100,17 @@ class Implementation:
             raise ImplementationStartError(
                 f"the implementation did not answer hello: {error.message}{detail}"
             ) from None
-        if AREA not in hello.areas:
+        if area not in hello.areas:
             self.close()
             raise ImplementationStartError(
-                f"the implementation does not list the area {AREA!r} in its hello "
+                f"the implementation does not list the area {area!r} in its hello "
                 f"(it lists {', '.join(hello.areas) or 'none'})"
             )
         self.name = f"{hello.implementation.name} {hello.implementation.version}"
 
     def __call__(self, case: Case) -> list[str]:
         self._seq += 1
-        request = run_request(self._seq, AREA, case)
+        request = run_request(self._seq, self._area, case)
         try:
             answer = self._transport.run(request, self._timeout)
             reply = parse_run_response(answer, self._seq, len(case["steps"]))
@@ -133,6 +137,7 @@ class FuzzOptions:
     seed: int = 0
     max_time: float | None = None  # seconds; None: no limit
     accept_equivalent_diffs: bool = False
+    area: str = AREA
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,7 @@ class Finding:
     differing: tuple[int, ...]  # the steps whose texts differ
     failure: str = ""
     stderr: str = ""
+    area: str = AREA
 
     @property
     def step(self) -> int:
@@ -170,6 +176,19 @@ class _Progress:
     finding: Finding | None = None
 
 
+@lru_cache(maxsize=1)
+def _bundled_loop() -> dict[str, Any]:
+    return read_loop()
+
+
+def reference_outputs(area: str, case: Case, config: ContextConfig) -> list[str]:
+    """The reference's texts for `case`: the context area with `config`, any other area with
+    the bundled loop.json."""
+    if area == AREA:
+        return run_case(case, config)
+    return run_area_case(area, case, _bundled_loop())
+
+
 def differing_steps(
     case: Case,
     expected: Sequence[str],
@@ -184,7 +203,7 @@ def differing_steps(
     for index, (step, want, have) in enumerate(zip(case["steps"], expected, actual, strict=True)):
         if want == have:
             continue
-        if accept_equivalent_diffs and equivalent_diff.check(
+        if accept_equivalent_diffs and step["op"] in _DIFF_OPS and equivalent_diff.check(
             step, want, have, context=config.diff_context,
             no_newline=config.texts.render("no_newline"),
         ).equivalent:
@@ -199,17 +218,18 @@ def compare(
     config: ContextConfig,
     *,
     accept_equivalent_diffs: bool = False,
+    area: str = AREA,
 ) -> Finding | None:
     """Run `case` on both sides; a Finding when they disagree."""
-    expected = tuple(run_case(case, config))
+    expected = tuple(reference_outputs(area, case, config))
     try:
         actual = tuple(implementation(case))
     except SessionFailed as failure:
-        return Finding(case, expected, None, (), failure.message, failure.stderr)
+        return Finding(case, expected, None, (), failure.message, failure.stderr, area)
     differing = differing_steps(
         case, expected, actual, config, accept_equivalent_diffs=accept_equivalent_diffs
     )
-    return Finding(case, expected, actual, differing) if differing else None
+    return Finding(case, expected, actual, differing, area=area) if differing else None
 
 
 def fuzz(
@@ -226,7 +246,7 @@ def fuzz(
 
     def check(case: Case) -> Finding | None:
         return compare(case, implementation, config,
-                       accept_equivalent_diffs=options.accept_equivalent_diffs)
+                       accept_equivalent_diffs=options.accept_equivalent_diffs, area=options.area)
 
     @hypothesis_seed(options.seed)
     @settings(
@@ -240,7 +260,7 @@ def fuzz(
         print_blob=False,
         verbosity=Verbosity.quiet,
     )
-    @given(sessions())
+    @given(sessions_of(options.area))
     def probe(case: Case) -> None:
         if deadline is not None and clock() >= deadline:
             progress.timed_out = True
@@ -288,6 +308,9 @@ def _smaller(case: Case) -> Iterator[Case]:
     """Sessions one edit simpler than `case`: a step, the limits, an optional field, or a file
     of a patch left out."""
     steps = case["steps"]
+    if steps and steps[0]["op"] == "start":
+        yield from _smaller_prefix(case)
+        return
     if len(steps) > 1:
         for index in reversed(range(len(steps))):
             yield {**case, "steps": steps[:index] + steps[index + 1 :]}
@@ -300,6 +323,25 @@ def _smaller(case: Case) -> Iterator[Case]:
             simpler += [{**step, "files": files[:i] + files[i + 1 :]} for i in range(len(files))]
         for replacement in simpler:
             yield {**case, "steps": [*steps[:index], replacement, *steps[index + 1 :]]}
+
+
+_PREFIX_REQUESTS = frozenset({"user", "wrap_up", "compact"})
+
+
+def _smaller_prefix(case: Case) -> Iterator[Case]:
+    """A prefix session one step, or one optional part of its start, simpler; never its start
+    step, and never a response before any request (the reference refuses the other slips)."""
+    start, *rest = case["steps"]
+    for index in reversed(range(len(rest))):
+        steps = rest[:index] + rest[index + 1 :]
+        first_request = next((i for i, s in enumerate(steps) if s["op"] in _PREFIX_REQUESTS),
+                             len(steps))
+        if any(s["op"] in ("response", "call") for s in steps[:first_request]):
+            continue
+        yield {**case, "steps": [start, *steps]}
+    for key in ("personality", "files", "mcp"):
+        if key in start:
+            yield {**case, "steps": [_without(start, key), *rest]}
 
 
 def _polish(
@@ -324,7 +366,10 @@ def _polish(
                 progress.timed_out = True
                 return finding
             progress.shrink_runs += 1
-            smaller = check(candidate)
+            try:
+                smaller = check(candidate)
+            except (KeyError, TypeError, ValueError):
+                continue  # the reference refuses it: not a valid session
             if smaller is not None:
                 finding, improved = smaller, True
                 break
@@ -367,9 +412,47 @@ _RULE_BY_OP: Mapping[str, str] = {
     "compact": "ctx.compact.none",
     "reply": "ctx.stub.request",
 }
+# The prefix area: the note lines (context.note templates) and the refusals (prefix.texts) a
+# differing step shows, and the rule of each op when nothing more telling differs.
+_PFX_RULE_BY_NOTE: tuple[tuple[str, str], ...] = (
+    ("date", "pfx.note.date"),
+    ("plan_ended", "pfx.note.plan-ended"),
+    ("mode", "pfx.note.mode"),
+    ("personal", "pfx.note.personality"),
+    ("file", "pfx.note.file"),
+    ("empty", "pfx.note.file-empty"),
+    ("plan_own", "pfx.note.plan-edit"),
+    ("mcp", "pfx.note.mcp"),
+)
+_PFX_RULE_BY_REFUSAL: tuple[tuple[str, str], ...] = (
+    ("wrap_up_refused", "pfx.wrap.no-call"),
+    ("withdrawn", "pfx.tools.withdrawn"),
+    ("unavailable", "pfx.tools.requires"),
+)
+_PFX_RULE_BY_OP: Mapping[str, str] = {
+    "start": "pfx.system.once",
+    "user": "pfx.note.form",
+    "date": "pfx.note.date",
+    "mode": "pfx.note.mode",
+    "personality": "pfx.note.personality",
+    "file": "pfx.note.file",
+    "plan": "pfx.note.plan-edit",
+    "withdraw": "pfx.tools.withdrawn",
+    "switch": "pfx.system.switch",
+    "call": "pfx.tools.requires",
+    "wrap_up": "pfx.wrap.request",
+    "compact": "pfx.compact.turn",
+    "usage": "pfx.usage.shown",
+    "history": "pfx.note.stored",
+}
+_PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini", "llamacpp", "vllm",
+              "ollama", "openrouter", "deepseek", "mistral", "bedrock")
 RULES_GUESSED = frozenset(
     [rule for _, rule in _RULE_BY_TEXT] + list(_RULE_BY_OP.values())
     + ["ctx.edit.diff", "ctx.edit.capped", "ctx.text.lines"]
+    + [rule for _, rule in _PFX_RULE_BY_NOTE + _PFX_RULE_BY_REFUSAL]
+    + list(_PFX_RULE_BY_OP.values()) + [f"pfx.usage.{name}" for name in _PROVIDERS]
+    + ["pfx.usage.stream", "pfx.usage.unreported", "pfx.system.number", "pfx.tools.fixed"]
 )
 
 
@@ -385,15 +468,17 @@ def _strings(value: object) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _template_pattern(config: ContextConfig, name: str) -> re.Pattern[str]:
+def _template_pattern(texts: Texts, name: str) -> re.Pattern[str]:
     """A regular expression matching any text the template `name` renders."""
     marker = "\x00"
-    rendered = config.texts.render(name, **{p: marker for p in config.texts.placeholders(name)})
+    rendered = texts.render(name, **{p: marker for p in texts.placeholders(name)})
     return re.compile(".*?".join(re.escape(part) for part in rendered.split(marker)), re.DOTALL)
 
 
 def guess_rules(finding: Finding, config: ContextConfig) -> list[str]:
     """Rules the differing step probably exercises, from its texts and its op: to be reviewed."""
+    if finding.area == "prefix":
+        return guess_prefix_rules(finding, PrefixConfig.from_loop(_bundled_loop()))
     step = finding.case["steps"][finding.step]
     texts = [finding.expected[finding.step]]
     if finding.actual is not None:
@@ -405,7 +490,7 @@ def guess_rules(finding: Finding, config: ContextConfig) -> list[str]:
             rules.append(rule)
 
     for name, rule in _RULE_BY_TEXT:
-        pattern = _template_pattern(config, name)
+        pattern = _template_pattern(config.texts, name)
         if any(pattern.search(text) for text in texts):
             add(rule)
     if any(_HUNK.search(text) for text in texts):
@@ -418,6 +503,47 @@ def guess_rules(finding: Finding, config: ContextConfig) -> list[str]:
         add("ctx.recall.window")
     if not rules:
         add(_RULE_BY_OP[step["op"]])
+    return rules
+
+
+def guess_prefix_rules(finding: Finding, config: PrefixConfig) -> list[str]:
+    """`guess_rules` for a prefix session: from the differing step's op and what differs."""
+    step = finding.case["steps"][finding.step]
+    op = step["op"]
+    expected = finding.expected[finding.step]
+    actual = finding.actual[finding.step] if finding.actual is not None else None
+    rules: list[str] = []
+
+    def add(rule: str) -> None:
+        if rule not in rules:
+            rules.append(rule)
+
+    if op == "response":
+        add(f"pfx.usage.{step['provider']}")
+        if step["stream"]:
+            add("pfx.usage.stream")
+        if "null" in expected or (actual is not None and "null" in actual):
+            add("pfx.usage.unreported")
+    elif op == "call":
+        texts = [expected] if actual is None else [expected, actual]
+        for name, rule in _PFX_RULE_BY_REFUSAL:
+            if any(_template_pattern(config.texts, name).search(text) for text in texts):
+                add(rule)
+    elif op in _PREFIX_REQUESTS and actual is not None:
+        # A request's text: `system N`, `tools …`, `user`, then the message.
+        want, have = expected.split("\n", 3), actual.split("\n", 3)
+        if want[:1] != have[:1]:
+            add("pfx.system.number")
+        if want[1:2] != have[1:2]:
+            add("pfx.tools.fixed")
+        if want[3:] != have[3:]:
+            add(_PFX_RULE_BY_OP[op])
+            for name, rule in _PFX_RULE_BY_NOTE:
+                pattern = _template_pattern(config.notes, name)
+                if len(pattern.findall(expected)) != len(pattern.findall(actual)):
+                    add(rule)
+    if not rules:
+        add(_PFX_RULE_BY_OP[op])
     return rules
 
 
@@ -448,7 +574,7 @@ def finding_document(
     case["steps"] = finding.case["steps"]
     case["expect"] = list(finding.expected)
     document = {
-        "area": AREA,
+        "area": finding.area,
         "version": config.version,
         "description": f"A session found by `ctxconf fuzz --seed {seed}` on which {impl} departs "
                        "from the reference; the expected texts are the reference's.",
@@ -536,6 +662,7 @@ class FuzzRequest:
     out: Path | None = None
     timeout: float = DEFAULT_TIMEOUT
     accept_equivalent_diffs: bool = False
+    area: str = AREA
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)
 
 
@@ -543,6 +670,8 @@ _HINT = "see `ctxconf fuzz --help`"
 
 
 def _check(request: FuzzRequest) -> None:
+    if request.area not in AREAS:
+        raise UsageError(f"--area {request.area}: one of {', '.join(AREAS)}", hint=_HINT)
     if request.examples is not None and request.examples < 1:
         raise UsageError(f"--examples {request.examples}: at least 1", hint=_HINT)
     if request.seed is not None and request.seed < 0:
@@ -562,7 +691,7 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
     try:
         _check(request)
         config = ContextConfig.load()
-        implementation = Implementation(request.impl, timeout=request.timeout)
+        implementation = Implementation(request.impl, timeout=request.timeout, area=request.area)
     except RunnerError as error:
         stderr.write(f"ctxconf fuzz: {error.describe()}\n")
         return EXIT_USAGE
@@ -573,10 +702,11 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
     bounds = [] if examples == UNLIMITED else [f"up to {examples} sessions"]
     if request.max_time is not None:
         bounds.append(f"for at most {request.max_time:g} s")
-    stdout.write(f"ctxconf fuzz: seed {seed}; {', '.join(bounds)}; "
+    stdout.write(f"ctxconf fuzz: seed {seed}; area {request.area}; {', '.join(bounds)}; "
                  f"{request.impl} ({implementation.name}) against the reference\n")
     stdout.flush()
-    options = FuzzOptions(examples, seed, request.max_time, request.accept_equivalent_diffs)
+    options = FuzzOptions(examples, seed, request.max_time, request.accept_equivalent_diffs,
+                          request.area)
     try:
         outcome = fuzz(implementation, options, config, clock=request.clock)
     finally:

@@ -139,12 +139,13 @@ def pytest_collection_modifyitems(
     files = config.getoption("ctxconf_cases") or sorted((spec_dir / "conformance").glob("*.json"))
     for seq_base, path in enumerate(files):
         node = CaseFileNode.from_parent(session, path=Path(path).resolve())
-        collected = list(node.collect())
+        collected: list[CaseItem] = list(node.collect())
         for index, item in enumerate(collected):
             item.seq = seq_base * 100_000 + index
             items.append(item)
         # Reported as collected, so the count pytest prints includes the cases.
-        report = pytest.CollectReport(node.nodeid, "passed", None, collected)
+        result: list[pytest.Item | pytest.Collector] = [*collected]
+        report = pytest.CollectReport(node.nodeid, "passed", None, result)
         config.hook.pytest_collectreport(report=report)
 
 

@@ -97,6 +97,7 @@ class PrefixSession:
         self._withdrawn: set[str] = set()
         self._system: str | None = None  # None until the first request is built
         self._tools: tuple[str, ...] = ()
+        self._offered: tuple[str, ...] = ()  # the tools of the last request: what the model saw
         self._numbers: dict[str, int] = {}
         self._told: dict[str, str | None] = {}  # what the model was last told of each item
         self._history: list[str] = []  # the user messages as sent, since the last compaction
@@ -147,8 +148,9 @@ class PrefixSession:
 
     def call(self, tool: str, result: str) -> str:
         """The answer to the model's call of `tool`: `result` when it runs, else a refusal."""
-        if tool not in self._tools:
-            raise ValueError(f"{tool!r} is not offered in this session's requests")
+        # The model calls from the last request it was sent, whatever was remade since.
+        if tool not in self._offered:
+            raise ValueError(f"{tool!r} is not offered in this session's last request")
         t = self._texts
         if self._wrapping_up:
             return t.render("wrap_up_refused")
@@ -237,6 +239,7 @@ class PrefixSession:
         self._history.append(message)
         number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
         request = Request(number, self._system, self._tools, message)
+        self._offered = self._tools
         if first:
             # A server later than the wait connects after the first request has gone.
             self._connected = {s.server for s in self._servers}

@@ -27,13 +27,17 @@ from ctxconf.fuzz import (
     guess_rules,
 )
 from ctxconf.paths import bundled_spec_dir
-from ctxconf.reference import ContextConfig, run_case
+from ctxconf.reference import ContextConfig, run_area_case, run_case
+from ctxconf.reference.config import read_loop
 from ctxconf.spec_rules import load_rules
 from ctxconf.validate import validate_files
 from tests.cli import Done
 
 REPO = Path(__file__).resolve().parents[1]
-FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("[!_]*.py"))
+# Faults of the context area; those of the prefix area are named prefix_*.
+FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("[!_]*.py")
+                if not p.stem.startswith("prefix_"))
+PREFIX_FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("prefix_*.py"))
 CONFIG = ContextConfig.load()
 
 
@@ -89,6 +93,43 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
             expect=0)
 
 
+def test_the_reference_agrees_with_itself_on_prefix_sessions(tmp_path: Path) -> None:
+    done, _ = ctxconf("fuzz", "--area", "prefix", "--impl", "reference", "--examples", "200",
+                      "--seed", "2024", cwd=tmp_path, expect=0)
+    assert "area prefix" in done.stdout
+    assert "no disagreement in 200 sessions" in done.stdout, str(done)
+    assert not list(tmp_path.glob("reports/*.json"))
+
+
+@pytest.mark.parametrize("fault", PREFIX_FAULTY)
+def test_a_planted_prefix_fault_is_found_and_becomes_a_failing_case(
+    fault: str, tmp_path: Path
+) -> None:
+    impl = f"python:tests.faulty.{fault}"
+    done, seconds = ctxconf("fuzz", "--area", "prefix", "--impl", impl, "--seed", "1",
+                            "--max-time", "60", "--out", tmp_path, cwd=tmp_path, expect=1)
+    assert seconds < 60, f"found in {seconds:.1f} s"
+    assert "time ran out" not in done.stdout, str(done)
+    path = written_case_file(tmp_path)
+    assert validate_files([path]) == []
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["area"] == "prefix"
+    (case,) = document["cases"]
+    assert case["steps"][0]["op"] == "start"
+    assert case["expect"] == run_area_case("prefix", case, read_loop())
+    assert any(rule.startswith("pfx.") for rule in case["rules"])
+    results = tmp_path / "results.json"
+    ctxconf("run", "--impl", impl, "--cases", path, "--json", results, cwd=tmp_path, expect=1)
+    ctxconf("run", "--impl", "reference", "--cases", path, "--json", results, cwd=tmp_path,
+            expect=0)
+
+
+def test_an_implementation_without_the_area_cannot_be_fuzzed_in_it(tmp_path: Path) -> None:
+    done, _ = ctxconf("fuzz", "--area", "prefix", "--impl", "python:tests.faulty.splitlines",
+                      cwd=tmp_path, expect=2)
+    assert "does not list the area 'prefix'" in done.stderr, str(done)
+
+
 def test_an_implementation_that_crashes_disagrees_and_is_shrunk_too(tmp_path: Path) -> None:
     impl = "python:tests.faulty.crash_on_recall"
     done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--out", tmp_path, cwd=tmp_path,
@@ -137,10 +178,11 @@ def test_max_time_stops_generating_and_says_how_many_ran(tmp_path: Path) -> None
         (["--impl", "reference", "--max-time", "0"], "--max-time 0"),
         (["--impl", "reference", "--timeout", "-1"], "--timeout -1"),
         (["--impl", "reference", "--seed", "-4"], "--seed -4"),
+        (["--impl", "reference", "--area", "nowhere"], "invalid choice: 'nowhere'"),
         (["--impl", "reference", "--out", "no/such/folder/x.json"], "does not exist"),
     ],
     ids=["bad-spec", "no-module", "no-hello", "no-examples", "no-time", "no-timeout",
-         "negative-seed", "no-out-folder"],
+         "negative-seed", "bad-area", "no-out-folder"],
 )
 def test_unusable_arguments_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
     done, _ = ctxconf("fuzz", *args, cwd=tmp_path, expect=2)

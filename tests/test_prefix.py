@@ -441,3 +441,15 @@ def test_show_prints_structured_fields_as_indented_json() -> None:
     start = ctxconf("show", "late-mcp-server").stdout
     assert '  tools:\n    │ [\n    │   {\n    │     "name": "read"\n' in start
     assert "  file AGENTS.md:\n    content:\n      │ Run the tests with `make test`" in start
+
+
+def test_a_call_is_checked_against_the_tools_the_last_request_offered() -> None:
+    session = PrefixSession(model="m", date="2026-11-04", mode="code",
+                            tools=[Tool("read"), Tool("bash")])
+    session.user("Go on.")
+    session.withdraw(["bash"])
+    session.compact()  # the compaction request still offered bash; the new prompt does not
+    assert session.call("bash", "ok") != "ok"  # refused as withdrawn, not an unknown tool
+    session.user("Next.")
+    with pytest.raises(ValueError, match="last request"):
+        session.call("bash", "ok")

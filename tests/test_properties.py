@@ -11,16 +11,20 @@ import hashlib
 import json
 import posixpath
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from ctxconf.reference import ContextConfig, PatchFile, Session, run_case
+from ctxconf.reference import ContextConfig, PatchFile, Session, run_area_case, run_case
+from ctxconf.reference.config import read_loop
 from ctxconf.runner.equivalent_diff import apply_hunks, check_context, parse_hunks
-from ctxconf.strategies import edit_pairs, sessions
+from ctxconf.strategies import edit_pairs, prefix_sessions, sessions
+from ctxconf.validate import validate_files
 
 # Sessions with outputs near the 40000-character cap make reprs Hypothesis warns about when it
 # reports an example; the warning would hide the assertion that failed.
@@ -427,3 +431,53 @@ def test_the_strategies_reach(name: str) -> None:
                           phases=[Phase.generate], suppress_health_check=list(HealthCheck)),
     )
     assert test(found, run_case(found, CONFIG))
+
+
+# -- the prefix area ----------------------------------------------------------------------------
+
+LOOP = read_loop()
+
+
+@CI
+@given(prefix_sessions())
+def test_a_prefix_session_is_a_valid_case_and_runs_on_the_reference(case: Case) -> None:
+    expect = run_area_case("prefix", case, LOOP)
+    assert len(expect) == len(case["steps"]) and expect[0] == ""
+    document = {"area": "prefix", "version": LOOP["version"], "description": "generated",
+                "cases": [{"name": "generated", "description": "generated",
+                           "rules": ["pfx.note.form"], "steps": case["steps"], "expect": expect}]}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "prefix.json"
+        path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        assert validate_files([path]) == []
+
+
+def _prefix_reaches(predicate: Any) -> None:
+    find(prefix_sessions(), predicate,
+         settings=settings(max_examples=3000, database=None, phases=[Phase.generate]))
+
+
+PREFIX_REACHED: dict[str, Any] = {
+    "late-mcp-server": lambda c: any(s["ready_ms"] > 3000 for s in c["steps"][0].get("mcp", [])),
+    "mcp-at-the-wait": lambda c: any(s["ready_ms"] == 3000 for s in c["steps"][0].get("mcp", [])),
+    "withdrawn-call": lambda c: any(
+        s["op"] == "call" and any(w["op"] == "withdraw" and s["tool"] in w["tools"]
+                                  for w in c["steps"][:i])
+        for i, s in enumerate(c["steps"])),
+    "plan-submit-call": lambda c: any(s["op"] == "call" and s["tool"] == "plan_submit"
+                                      for s in c["steps"]),
+    "stream-response": lambda c: any(s["op"] == "response" and s["stream"] for s in c["steps"]),
+    "response-count-removed": lambda c: any(
+        s["op"] == "response" and "null" in run_area_case("prefix", {"steps": c["steps"][:i + 1]},
+                                                          LOOP)[-1]
+        for i, s in enumerate(c["steps"])),
+    "change-undone": lambda c: any(
+        a["op"] == "mode" and b["op"] == "mode" and c["steps"][0]["mode"] == b["mode"]
+        and not any(s["op"] == "user" for s in c["steps"][:i])
+        for i, (a, b) in enumerate(zip(c["steps"], c["steps"][1:], strict=False))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREFIX_REACHED))
+def test_the_prefix_strategies_reach(name: str) -> None:
+    _prefix_reaches(PREFIX_REACHED[name])

@@ -8,11 +8,18 @@ import sys
 from pathlib import Path
 
 from ctxconf.commands._impl import add_impl_argument
-from ctxconf.fuzz import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
+from ctxconf.fuzz import AREA, DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
+from ctxconf.reference import AREAS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_impl_argument(parser)
+    parser.add_argument(
+        "--area",
+        choices=AREAS,
+        default=AREA,
+        help=f"the area whose sessions are generated (default {AREA})",
+    )
     parser.add_argument(
         "--examples",
         type=int,
@@ -65,5 +72,6 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         timeout=args.timeout,
         accept_equivalent_diffs=args.accept_equivalent_diffs,
+        area=args.area,
     )
     return execute(request, stdout=sys.stdout, stderr=sys.stderr)

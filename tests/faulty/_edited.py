@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import ctxconf.reference
+from ctxconf.reference.config import read_loop
 from ctxconf.runner.protocol import PROTOCOL_VERSION
 
 REFERENCE = Path(ctxconf.reference.__file__).resolve().parent
 # Modules in the order they import one another, so an edited module never imports an unedited
 # copy of another edited one.
-_ORDER = ("config", "lines", "cap", "diff", "session", "adapter")
+_ORDER = ("config", "lines", "cap", "diff", "session", "adapter", "usage", "prefix_config",
+          "prefix", "areas")
 
 Edits = Mapping[str, Sequence[tuple[str, str]]]  # module -> (old, new) replacements
 Message = dict[str, Any]
@@ -54,23 +56,27 @@ def edited_reference(name: str, edits: Edits) -> types.ModuleType:
 
 
 def implementation(
-    name: str, edits: Edits
+    name: str, edits: Edits, areas: Sequence[str] = ("context",)
 ) -> tuple[Callable[[], Message], Callable[[Message], Message]]:
-    """`hello()` and `run(request)` of the protocol, answered by the edited reference."""
+    """`hello()` and `run(request)` of the protocol, answered by the edited reference in
+    `areas`."""
     package = edited_reference(name, edits)
-    config = package.ContextConfig.load()
+    loop = read_loop()
 
     def hello() -> Message:
         return {
             "protocol": PROTOCOL_VERSION,
             "implementation": {"name": f"faulty-{name}", "version": "0", "language": "python"},
-            "areas": ["context"],
+            "areas": list(areas),
         }
 
     def run(request: Message) -> Message:
         seq = request.get("seq")
+        area = request.get("area")
+        if area not in areas:
+            return {"seq": seq, "skipped": f"only {', '.join(areas)}"}
         try:
-            outputs = package.run_case(request["case"], config)
+            outputs = package.run_area_case(area, request["case"], loop)
         except (KeyError, TypeError, ValueError) as error:
             return {"seq": seq, "error": f"{type(error).__name__}: {error}"}
         return {"seq": seq, "outputs": outputs}
