@@ -138,7 +138,8 @@ def pytest_collection_modifyitems(
     spec_dir = config.getoption("ctxconf_spec") or bundled_spec_dir()
     files = config.getoption("ctxconf_cases") or sorted((spec_dir / "conformance").glob("*.json"))
     for seq_base, path in enumerate(files):
-        node = CaseFileNode.from_parent(session, path=Path(path).resolve())
+        resolved = Path(path).resolve()
+        node = CaseFileNode.from_parent(session, path=resolved, nodeid=f"ctxconf/{resolved.name}")
         collected: list[CaseItem] = list(node.collect())
         for index, item in enumerate(collected):
             item.seq = seq_base * 100_000 + index
