@@ -220,12 +220,33 @@ def _validate_file(path: Path, loops: dict[Path, _Loop | None]) -> list[Problem]
         message = "cannot tell what this file is: a case file has 'cases', loop.json has 'context'"
         return [parsed.problem("", message, "kind")]
     problems = list(_schema_problems(parsed, _validator(kind)))
+    problems.extend(_text_problems(parsed, parsed.data, ""))
     if kind == LOOP:
         cap = _dig(parsed.data, "context", "cap")
         problems.extend(_cap_problems(parsed, "/context/cap", cap, ""))
     else:
         problems.extend(_case_problems(parsed, _loop_for(path, loops)))
     return problems
+
+
+def _text_problems(doc: _Document, value: object, at: str) -> Iterator[Problem]:
+    """Strings that are not text: JSON can spell a lone surrogate (`"\\ud800"`), which no file
+    content holds and which cannot be hashed as UTF-8."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            message = (
+                f"not text: a lone surrogate U+{ord(value[error.start]):04X} at character "
+                f"{error.start}"
+            )
+            yield doc.problem(at, message, "not-text")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _text_problems(doc, item, f"{at}/{escape(str(key))}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _text_problems(doc, item, f"{at}/{index}")
 
 
 # --- schema errors -------------------------------------------------------------------------------

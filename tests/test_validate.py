@@ -421,3 +421,16 @@ def test_a_given_id_that_the_session_would_give_another_step_is_refused(tmp_path
     problems = validate_files([case_file])
     assert [p.pointer for p in problems] == ["/cases/0/steps/1"]
     assert "session numbers it #0002" in problems[0].message
+
+
+def test_a_lone_surrogate_is_not_text(tmp_path: Path) -> None:
+    case_file = tmp_path / "surrogate.json"
+    case_file.write_text(
+        '{"area": "context", "version": "3.1.0", "description": "d", "cases": [{"name": "s", '
+        '"description": "d", "rules": ["ctx.text.hash"], "steps": [{"op": "read", "path": "a", '
+        '"content": "x\\ud800"}], "expect": [""]}]}',
+        encoding="utf-8",
+    )
+    problems = validate_files([case_file])
+    assert [(p.pointer, p.code) for p in problems] == [("/cases/0/steps/0/content", "not-text")]
+    assert "lone surrogate U+D800 at character 1" in problems[0].message
