@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ctxconf.lint import lint_spec
-from ctxconf.reference import run_area_case
+from ctxconf.reference.config import read_loop
 from ctxconf.regen import regenerate
 from ctxconf.validate import validate_spec
 
@@ -22,30 +20,21 @@ class Stage:
     seconds: float
 
 
-def _loop(spec: Path) -> dict[str, Any]:
-    loop: dict[str, Any] = json.loads((spec / "loop.json").read_text(encoding="utf-8"))
-    return loop
-
-
 def _reference_run(spec: Path) -> list[str]:
-    loop = _loop(spec)
-    problems = []
-    for path in sorted((spec / "conformance").glob("*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for case in doc.get("cases", []):
-            try:
-                outputs = run_area_case(doc.get("area", "context"), case, loop)
-            except Exception as error:  # reported as a failing case, like any other
-                problems.append(f"{path.name}: {case.get('name')}: the reference raised {error!r}")
-                continue
-            for index, (want, got) in enumerate(zip(case.get("expect", []), outputs, strict=False)):
-                if want != got:
-                    problems.append(f"{path.name}: {case.get('name')}: step {index} differs")
-    return problems
+    """The reference run as any implementation is run: through the runner, its protocol checks
+    and its verdicts (whether the texts are current is regen --check's part)."""
+    from ctxconf.runner.engine import RunOptions, run_suite
+
+    results = run_suite(RunOptions(impl="reference", spec_dir=spec))
+    return [
+        f"{case.file}: {case.name}: {case.verdict}" + (f": {case.message}" if case.message else "")
+        for case in results.cases
+        if case.verdict != "pass"
+    ]
 
 
 def _regen_check(spec: Path) -> list[str]:
-    result = regenerate(sorted((spec / "conformance").glob("*.json")), _loop(spec), check=True)
+    result = regenerate(sorted((spec / "conformance").glob("*.json")), read_loop(spec), check=True)
     return [
         f"{c.file.name}: {c.name}: "
         + (
