@@ -63,6 +63,12 @@ def case_names(files: list[Path]) -> list[str]:
     ]
 
 
+def indent_at(text: str, offset: int) -> str:
+    """The indentation of the line that `offset` stands on."""
+    line = text[text.rfind("\n", 0, offset) + 1 : offset]
+    return line[: len(line) - len(line.lstrip())]
+
+
 def with_case(text: str, case: dict[str, Any]) -> str:
     """The case file `text` with `case` added at the end of its `cases`, indented as the case
     before it; every other byte is kept."""
@@ -70,9 +76,7 @@ def with_case(text: str, case: dict[str, Any]) -> str:
     start, end = spans["/cases"]
     count = len(json.loads(text)["cases"])
     if count:
-        last_start = spans[f"/cases/{count - 1}"][0]
-        line = text[text.rfind("\n", 0, last_start) + 1 : last_start]
-        indent = line[: len(line) - len(line.lstrip())]
+        indent = indent_at(text, spans[f"/cases/{count - 1}"][0])
         body = json.dumps(case, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
         last_end = spans[f"/cases/{count - 1}"][1]
         text = text[:last_end] + ",\n" + indent + body + text[last_end:]

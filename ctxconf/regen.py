@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
-from ctxconf.casefile import read_json
+from ctxconf.casefile import indent_at, read_json
 from ctxconf.jsonpos import value_spans
 from ctxconf.reference import run_area_case
 
@@ -64,12 +64,6 @@ def _render_expect(texts: Sequence[str], indent: str) -> str:
     return "[\n" + items + "\n" + indent + "]"
 
 
-def _indent_at(text: str, offset: int) -> str:
-    """The indentation of the line that `offset` stands on."""
-    line = text[text.rfind("\n", 0, offset) + 1 : offset]
-    return line[: len(line) - len(line.lstrip())]
-
-
 def regenerate_file(
     path: Path, loop: Mapping[str, Any], *, check: bool, result: RegenResult
 ) -> None:
@@ -96,11 +90,11 @@ def regenerate_file(
         pointer = f"/cases/{index}/expect"
         if pointer in spans:
             start, end = spans[pointer]
-            replacements.append((start, end, _render_expect(outputs, _indent_at(text, start))))
+            replacements.append((start, end, _render_expect(outputs, indent_at(text, start))))
         else:
             # No `expect` yet: add one after the case's `steps` array.
             start, end = spans[f"/cases/{index}/steps"]
-            indent = _indent_at(text, start)
+            indent = indent_at(text, start)
             addition = ",\n" + indent + '"expect": ' + _render_expect(outputs, indent)
             replacements.append((end, end, addition))
     if check or not replacements:
