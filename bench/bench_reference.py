@@ -338,6 +338,33 @@ def _lines_of(text: str) -> int:
     return text.count("\n")
 
 
+def _text_row(
+    name: str,
+    call: str,
+    text: str,
+    ref: Prepare,
+    check: Callable[[str], bool],
+    rounds: int,
+) -> Row:
+    """A row for a call over one text, beside the SHA-256 + split baseline over the same text."""
+    result = ref()()
+    assert isinstance(result, str) and check(result), f"{name}: unexpected result"
+    ref_times, base_times = time_pair(ref, lambda: _baseline(text), rounds)
+    return Row(
+        name=name,
+        call=call,
+        baseline="SHA-256 + `str.split`",
+        input_desc=f"{_lines_of(text):,} lines, {_mb(_size(text))}",
+        input_bytes=_size(text),
+        ref_times=ref_times,
+        base_times=base_times,
+        ref_peak=heap_peak(ref),
+        base_peak=heap_peak(lambda: _baseline(text)),
+        base_peak_kind="heap",
+        time_target=TIME_TARGETS["text"],
+    )
+
+
 def bench_read(sizes: Sizes, config: ContextConfig) -> Row:
     content = read_input(sizes)
 
@@ -345,21 +372,13 @@ def bench_read(sizes: Sizes, config: ContextConfig) -> Row:
         session = Session(config)
         return lambda: session.read("src/big.txt", content)
 
-    check = ref()()
-    assert isinstance(check, str) and check.startswith("[#0001")
-    ref_times, base_times = time_pair(ref, lambda: _baseline(content), sizes.rounds)
-    return Row(
-        name="read",
-        call="`Session().read(path, content)`, default window",
-        baseline="SHA-256 + `str.split`",
-        input_desc=f"{_lines_of(content):,} lines, {_mb(_size(content))}",
-        input_bytes=_size(content),
-        ref_times=ref_times,
-        base_times=base_times,
-        ref_peak=heap_peak(ref),
-        base_peak=heap_peak(lambda: _baseline(content)),
-        base_peak_kind="heap",
-        time_target=TIME_TARGETS["text"],
+    return _text_row(
+        "read",
+        "`Session().read(path, content)`, default window",
+        content,
+        ref,
+        lambda out: out.startswith("[#0001"),
+        sizes.rounds,
     )
 
 
@@ -370,21 +389,13 @@ def bench_cap(sizes: Sizes, config: ContextConfig) -> Row:
         session = Session(config)
         return lambda: session.output("bash", {"command": "make test"}, text)
 
-    check = ref()()
-    assert isinstance(check, str) and "lines elided, full output #0001" in check
-    ref_times, base_times = time_pair(ref, lambda: _baseline(text), sizes.rounds)
-    return Row(
-        name="cap",
-        call='`Session().output("bash", …, text)`',
-        baseline="SHA-256 + `str.split`",
-        input_desc=f"{_lines_of(text):,} lines, {_mb(_size(text))}",
-        input_bytes=_size(text),
-        ref_times=ref_times,
-        base_times=base_times,
-        ref_peak=heap_peak(ref),
-        base_peak=heap_peak(lambda: _baseline(text)),
-        base_peak_kind="heap",
-        time_target=TIME_TARGETS["text"],
+    return _text_row(
+        "cap",
+        '`Session().output("bash", …, text)`',
+        text,
+        ref,
+        lambda out: "lines elided, full output #0001" in out,
+        sizes.rounds,
     )
 
 
