@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from ctxconf import __version__
+from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 # Subcommand name -> module in ctxconf.commands with `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS: dict[str, str] = {
@@ -24,7 +25,7 @@ COMMANDS: dict[str, str] = {
     "fuzz": "Search for sessions where an implementation departs from the reference.",
 }
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]
 
 
 def _module_name(command: str) -> str:
@@ -65,8 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`ctxconf … | head`): say nothing more, and let exit not flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return EXIT_FAILED

@@ -4,13 +4,20 @@ judge the answers, and write the results as they come.
     results = run_suite(RunOptions(impl="cmd:ctxconf serve --stdio"), results_path=Path("r.json"))
 
 Only unusable input or an implementation that cannot start raises (a `RunnerError`); whatever an
-implementation does wrong during a case becomes that case's verdict.
+implementation does wrong during a case becomes that case's verdict. A run that would test
+nothing (no case chosen, or none in an area the implementation lists) is unusable input too.
+An interruption (KeyboardInterrupt, or `interrupt.Interrupted` for SIGTERM and SIGHUP) once the
+implementation has said hello ends the run early: the results of the cases done, the footer
+marked interrupted.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import math
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -21,7 +28,7 @@ from pathlib import Path
 
 from ctxconf import __version__
 
-from .cases import Case, default_case_files, load_cases, select_cases
+from .cases import Case, CaseFile, default_case_files, load_cases, select_cases
 from .errors import ImplementationStartError, UsageError
 from .expected_failures import NONE, load_expected_failures
 from .protocol import Hello, ProtocolError, parse_hello, parse_run_response, run_request
@@ -35,13 +42,17 @@ from .results import (
     Results,
     ResultsWriter,
     StepResult,
+    dump,
     exit_code,
     totals,
 )
-from .selection import parse_selector
+from .selection import Selector, parse_selector
 from .transports import CaseFailure, KeepsStderr, Transport, TransportFactory, transport_factory
 from .transports.base import STDERR_KEPT_BYTES
 from .verdicts import Judge
+
+MAX_TIMEOUT = 24 * 60 * 60.0  # seconds per case: a day is more than any case needs
+EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -115,7 +126,12 @@ def run_case(
     else:
         request = run_request(seq, case.area, case.data)
         try:
-            reply = parse_run_response(transport.run(request, timeout), seq, len(case.steps))
+            reply = parse_run_response(
+                transport.run(request, timeout),
+                seq,
+                len(case.steps),
+                ops=[str(step.get("op")) for step in case.steps],
+            )
         except CaseFailure as failure:
             verdict, message, stderr = failure.kind, failure.message, failure.stderr
             steps = judge.steps(case, None)
@@ -124,7 +140,7 @@ def run_case(
             steps = judge.steps(case, error.outputs)
         else:
             if reply.kind == "outputs":
-                verdict, steps = judge.answered(case, reply.outputs)
+                verdict, steps = judge.answered(case, reply.outputs, reply.step_errors)
             elif reply.kind == "error":
                 verdict, steps = "error", judge.steps(case, None)
                 message = f"the implementation answered with an error: {reply.message}"
@@ -157,9 +173,18 @@ class _Ordered:
         self._writer = writer
         self._on_case = on_case
         self._lock = threading.Lock()
+        self._stopped = False
+
+    def stop(self) -> tuple[CaseResult, ...]:
+        """Take no more results; the ones in, in case order."""
+        with self._lock:
+            self._stopped = True
+            return tuple(result for result in self.results if result is not None)
 
     def put(self, index: int, result: CaseResult) -> None:
         with self._lock:
+            if self._stopped:  # an interrupted run keeps the cases done by then, no later one
+                return
             self.results[index] = result
             if self._on_case is not None:
                 self._on_case(result)
@@ -173,7 +198,7 @@ class _Ordered:
 
 def _run_all(
     cases: Sequence[Case],
-    transports: Sequence[Transport],
+    transports: list[Transport],
     hello: Hello,
     judge: Judge,
     timeout: float,
@@ -199,10 +224,123 @@ def _run_all(
         for future in [pool.submit(one, index, case) for index, case in enumerate(cases)]:
             future.result()  # a runner bug surfaces here instead of being lost
     except BaseException:
-        # Interrupted: finish the cases under way (each bounded by its timeout), start no more.
+        # Interrupted: keep what is done, start no more, and end the cases under way by closing
+        # their implementations (killing their processes) rather than waiting for them.
+        ordered.stop()
+        _close_all(transports)
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def check_timeout(timeout: float) -> None:
+    """UsageError unless `timeout` is a finite number of seconds in (0, MAX_TIMEOUT]."""
+    if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
+        raise UsageError(
+            f"--timeout {timeout:g}: the timeout is a number of seconds above 0 and at most "
+            f"{MAX_TIMEOUT:g} (a day)"
+        )
+
+
+def resolve_spec_dir(given: Path | None) -> Path:
+    """The spec folder a run works on, absolute: `given`, or the bundled one."""
+    from ctxconf.paths import bundled_spec_dir
+
+    spec_dir = (given or bundled_spec_dir()).resolve()
+    if not spec_dir.is_dir():
+        raise UsageError(f"--spec {spec_dir}: no such folder")
+    return spec_dir
+
+
+def _known_areas(files: Sequence[CaseFile]) -> tuple[str, ...]:
+    from ctxconf.reference import AREAS
+
+    return tuple(dict.fromkeys([*AREAS, *(f.area for f in files)]))
+
+
+def _near(word: str, choices: Sequence[str]) -> str:
+    """ "; did you mean X?" when one of `choices` is close to `word`, else ""."""
+    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def _check_areas(areas: Sequence[str], known: Sequence[str]) -> None:
+    for area in areas:
+        if area not in known:
+            raise UsageError(
+                f"--area {area}: no such area (the known areas: {', '.join(known)})"
+                + _near(area, known)
+            )
+
+
+def _vocabulary(files: Sequence[CaseFile]) -> list[str]:
+    """The words -k can match: case names, rule anchors, and their parts."""
+    words: set[str] = set()
+    for case in (c for f in files for c in f.cases):
+        for name in (case.name, *case.rules):
+            words.add(name)
+            words.update(part for part in re.split(r"[-.]", name) if len(part) > 2)
+    return sorted(words)
+
+
+def _nothing_selected(
+    files: Sequence[CaseFile], areas: Sequence[str], selector: Selector | None
+) -> UsageError:
+    total = sum(len(f.cases) for f in files)
+    of = f"{total} case" if total == 1 else f"{total} cases"
+    if total == 0:
+        return UsageError("the case files hold no case: no case ran", hint="")
+    if selector is None:
+        return UsageError(
+            f"--area {' --area '.join(areas)}: none of the {of} is in that area: no case ran",
+            hint="",
+        )
+    inside = f" of the areas {', '.join(areas)}" if areas else ""
+    vocabulary = _vocabulary(files)
+    hints = [
+        near
+        for word in selector.words
+        if not any(word.lower() in known.lower() for known in vocabulary)
+        and (near := _near(word, vocabulary))
+    ]
+    return UsageError(
+        f"-k {selector.expression!r} selects none of the {of}{inside}: no case ran"
+        + (hints[0] if hints else ""),
+        hint="a word matches part of a case name or a rule anchor (`ctxconf show` lists them)",
+    )
+
+
+def _check_hello_areas(
+    hello: Hello,
+    cases: Sequence[Case],
+    known: Sequence[str],
+    on_warning: Callable[[str], None] | None,
+) -> None:
+    unknown = [area for area in hello.areas if area not in known]
+    if unknown and on_warning is not None:
+        names = ", ".join(repr(area) for area in unknown)
+        on_warning(
+            f"the implementation's hello lists {names}, which is no area "
+            f"(the known areas: {', '.join(known)})"
+        )
+    chosen = list(dict.fromkeys(case.area for case in cases))
+    if not any(area in hello.areas for area in chosen):
+        listed = ", ".join(repr(area) for area in hello.areas) or "no area"
+        raise UsageError(
+            f"the implementation's hello lists {listed}, none of the areas of the cases chosen "
+            f"({', '.join(chosen)}): no case ran",
+            hint='list the areas you implement in the hello, e.g. "areas": ["context"]',
+        )
+
+
+def _close_all(transports: list[Transport]) -> None:
+    """Close every transport once, even if one of them fails to close."""
+    while transports:
+        transport = transports.pop()
+        try:
+            transport.close()
+        except Exception:  # one broken close must not leave the others open
+            pass
 
 
 def run_suite(
@@ -217,24 +355,22 @@ def run_suite(
     """Run the chosen cases against `options.impl` (or the transports `factory` makes)."""
     if options.jobs < 1:
         raise UsageError(f"-j {options.jobs}: the number of workers is at least 1")
-    if not options.timeout > 0:
-        raise UsageError(
-            f"--timeout {options.timeout}: the timeout is a positive number of seconds"
-        )
-    from ctxconf.paths import bundled_spec_dir
-
-    spec_dir = (options.spec_dir or bundled_spec_dir()).resolve()
-    if not spec_dir.is_dir():
-        raise UsageError(f"--spec {spec_dir}: no such folder")
+    check_timeout(options.timeout)
+    spec_dir = resolve_spec_dir(options.spec_dir)
     files = load_cases(options.case_files or default_case_files(spec_dir))
+    known_areas = _known_areas(files)
+    _check_areas(options.areas, known_areas)
     selector = parse_selector(options.k) if options.k is not None else None
     cases = select_cases(files, areas=options.areas, selector=selector)
+    if not cases:
+        raise _nothing_selected(files, options.areas, selector)
     expected = (
         load_expected_failures(options.expected_failures) if options.expected_failures else NONE
     )
     if on_warning is not None:
-        known = {name for f in files for c in f.cases for name in (c.name, *c.rules)}
-        for key in expected.unused(known):
+        names = {c.name for f in files for c in f.cases}
+        rules = {rule for f in files for c in f.cases for rule in c.rules}
+        for key in expected.unused(names, rules):
             on_warning(
                 f"{expected.path}:{expected.lines[key]}: {key!r} names no case and no rule "
                 "of the case files: it has no effect"
@@ -251,8 +387,12 @@ def run_suite(
     clock = time.perf_counter()
     transports: list[Transport] = []
     writer: ResultsWriter | None = None
+    header: Header | None = None
+    ordered: _Ordered | None = None
+    interrupted = False
     try:
-        hello = _start(factory, min(options.jobs, max(1, len(cases))), transports)
+        hello = _start(factory, min(options.jobs, len(cases)), transports)
+        _check_hello_areas(hello, cases, known_areas, on_warning)
         header = Header(
             ctxconf_version=__version__,
             spec_version=_spec_version(spec_dir, files[0].version if files else ""),
@@ -281,20 +421,33 @@ def run_suite(
             on_start(len(cases))
         ordered = _Ordered(len(cases), writer, on_case)
         _run_all(cases, transports, hello, judge, options.timeout, ordered)
+    except KeyboardInterrupt:
+        if header is None or ordered is None:  # before hello: there is nothing to keep
+            if writer is not None:
+                writer.abandon()
+            raise
+        interrupted = True
     except BaseException:
         if writer is not None:
-            writer.abandon()  # no footer: the file says the run was cut short
+            writer.abandon()  # the previous results stay as they were
         raise
     finally:
-        for transport in transports:
-            transport.close()
-    done = tuple(result for result in ordered.results if result is not None)
+        _close_all(transports)
+    assert header is not None and ordered is not None  # every other way out raised
+    done = ordered.stop()
     footer = Footer(
         finished=_now(),
         duration=time.perf_counter() - clock,
         totals=totals(done),
-        exit_code=exit_code(done),
+        exit_code=EXIT_INTERRUPTED if interrupted else exit_code(done),
+        interrupted=interrupted,
     )
+    results = Results(header, done, footer)
     if writer is not None:
-        writer.finish(footer)
-    return Results(header, done, footer)
+        if interrupted:
+            # The file being written may end in half a line: write the cases done afresh.
+            writer.abandon()
+            dump(results, writer.path)
+        else:
+            writer.finish(footer)
+    return results

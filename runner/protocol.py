@@ -8,7 +8,7 @@ can grow without breaking implementations.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 PROTOCOL_VERSION = 1
@@ -92,15 +92,61 @@ def parse_hello(response: object) -> Hello:
 
 @dataclass(frozen=True)
 class RunReply:
-    """A well-formed run response: the outputs, or the implementation's error or skip reason."""
+    """A well-formed run response: the outputs, or the implementation's error or skip reason.
+
+    An output may be `{"error": "…"}`: the implementation could not do that one step. Its text
+    in `outputs` is then "" and its message is in `step_errors`, by step index."""
 
     kind: Literal["outputs", "error", "skipped"]
     outputs: tuple[str, ...] = ()
     message: str = ""
+    step_errors: Mapping[int, str] = field(default_factory=dict)
 
 
-def parse_run_response(response: object, seq: int, steps: int) -> RunReply:
-    """Check a run response against the request it answers (`seq`, `steps` steps)."""
+# How many surplus outputs a "too many outputs" message shows, and how much of each.
+_SURPLUS_SHOWN = 5
+_SURPLUS_CHARS = 200
+
+
+def _steps_named(indexes: Sequence[int], ops: Sequence[str]) -> str:
+    named = [f"{i} ({ops[i]})" if i < len(ops) else str(i) for i in indexes]
+    word = "step" if len(named) == 1 else "steps"
+    return f"{word} {', '.join(named)}"
+
+
+def _excerpt(text: object) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= _SURPLUS_CHARS else shown[: _SURPLUS_CHARS - 1] + "…"
+
+
+def _count_problem(value: list[object], steps: int, ops: Sequence[str]) -> str:
+    if len(value) < steps:
+        missing = _steps_named(range(len(value), steps), ops)
+        return (
+            f"too few outputs: expected {steps} (one per step), got {len(value)}: "
+            f"no output for {missing}"
+        )
+    surplus = value[steps:]
+    shown = "; ".join(_excerpt(text) for text in surplus[:_SURPLUS_SHOWN])
+    more = f"; … and {len(surplus) - _SURPLUS_SHOWN} more" if len(surplus) > _SURPLUS_SHOWN else ""
+    return (
+        f"too many outputs: expected {steps} (one per step), got {len(value)}; "
+        f"the surplus: {shown}{more}"
+    )
+
+
+def _step_error(item: object) -> str | None:
+    """The message of an output of the form {"error": "…"}, else None."""
+    if isinstance(item, dict) and isinstance(item.get("error"), str):
+        return str(item["error"])
+    return None
+
+
+def parse_run_response(
+    response: object, seq: int, steps: int, *, ops: Sequence[str] = ()
+) -> RunReply:
+    """Check a run response against the request it answers (`seq`, `steps` steps, whose ops
+    `ops` name the steps in messages)."""
     if not isinstance(response, dict):
         raise ProtocolError(f"not a protocol message: the response is {_describe(response)}")
     if "seq" not in response:
@@ -121,14 +167,16 @@ def parse_run_response(response: object, seq: int, steps: int) -> RunReply:
         return RunReply("error" if kind == "error" else "skipped", message=value)
     if not isinstance(value, list):
         raise ProtocolError(f'"outputs" must be an array of strings, not {_describe(value)}')
-    bad = [index for index, text in enumerate(value) if not isinstance(text, str)]
+    step_errors = {i: m for i, item in enumerate(value) if (m := _step_error(item)) is not None}
+    bad = [i for i, text in enumerate(value) if not isinstance(text, str) and i not in step_errors]
     if bad:
         raise ProtocolError(
-            f'"outputs" must hold strings; item {bad[0]} is {_describe(value[bad[0]])}', value
+            f'"outputs" must hold strings (or {{"error": "…"}} for a step that could not run); '
+            f"item {bad[0]} is {_describe(value[bad[0]])}",
+            [text if isinstance(text, str) else None for text in value],
         )
+    texts = [text if isinstance(text, str) else "" for text in value]
     if len(value) != steps:
-        few = "too few" if len(value) < steps else "too many"
-        raise ProtocolError(
-            f"{few} outputs: expected {steps} (one per step), got {len(value)}", value
-        )
-    return RunReply("outputs", outputs=tuple(value))
+        received: list[object] = [None if i in step_errors else t for i, t in enumerate(texts)]
+        raise ProtocolError(_count_problem(value, steps, ops), received)
+    return RunReply("outputs", outputs=tuple(texts), step_errors=step_errors)

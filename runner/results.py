@@ -1,19 +1,25 @@
 """A run's results: dataclasses, and the results file (format 1) they are written to and read from.
 
 The file has a header (what ran against what), the cases in order, and a footer (totals and the
-exit code). It is written as the run goes, one case to a line, and the footer comes last: a run
-cut short leaves a file without its footer, which `load` rejects. `schemas/results.schema.json`
-describes the file; `load` validates against it. The HTML report is rendered from this file only.
+exit code). It is written as the run goes, one case to a line, into a temporary file beside the
+results file (`.results.json.XXXX.tmp`), which replaces the results file once the footer is
+written: the previous results stay whole until then. An interrupted run still writes its footer,
+marked `"interrupted": true`, over the cases it finished. `schemas/results.schema.json` describes
+the file; `load` validates against it. The HTML report is rendered from this file only.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
+
+from ctxconf.limits import MAX_SPEC_FILE_BYTES, LimitError, parse_json
 
 from .errors import ResultsFileError
 
@@ -71,6 +77,16 @@ class StepResult:
     expected: str
     actual: str | None
     verdict: StepVerdict
+    message: str = ""  # the implementation's error for this step alone, when it sent one
+
+
+@dataclass(frozen=True)
+class ExpectedFailureEntry:
+    """The --expected-failures entry that matched a case: its key, reason and strictness."""
+
+    entry: str
+    reason: str
+    strict: bool = True
 
 
 @dataclass(frozen=True)
@@ -85,6 +101,7 @@ class CaseResult:
     duration: float
     stderr: str
     steps: tuple[StepResult, ...]
+    expected_failure: ExpectedFailureEntry | None = None
 
     @property
     def ok(self) -> bool:
@@ -97,6 +114,7 @@ class Footer:
     duration: float
     totals: Mapping[str, int]
     exit_code: int
+    interrupted: bool = False  # the run was stopped (Ctrl-C, SIGTERM, SIGHUP) before its end
 
 
 @dataclass(frozen=True)
@@ -165,9 +183,17 @@ def case_to_json(case: CaseResult) -> dict[str, Any]:
                 "expected": step.expected,
                 "actual": step.actual,
                 "verdict": step.verdict,
+                **({"message": step.message} if step.message else {}),
             }
             for step in case.steps
         ],
+        "expected_failure": None
+        if case.expected_failure is None
+        else {
+            "entry": case.expected_failure.entry,
+            "reason": case.expected_failure.reason,
+            "strict": case.expected_failure.strict,
+        },
     }
 
 
@@ -177,6 +203,7 @@ def footer_to_json(footer: Footer) -> dict[str, Any]:
         "duration": round(footer.duration, 6),
         "totals": dict(footer.totals),
         "exit_code": footer.exit_code,
+        "interrupted": footer.interrupted,
     }
 
 
@@ -215,14 +242,26 @@ def results_from_json(data: Mapping[str, Any]) -> Results:
             duration=c["duration"],
             stderr=c["stderr"],
             steps=tuple(
-                StepResult(s["index"], s["step"], s["expected"], s["actual"], s["verdict"])
+                StepResult(
+                    s["index"],
+                    s["step"],
+                    s["expected"],
+                    s["actual"],
+                    s["verdict"],
+                    s.get("message", ""),
+                )
                 for s in c["steps"]
             ),
+            expected_failure=ExpectedFailureEntry(**c["expected_failure"])
+            if c.get("expected_failure")
+            else None,
         )
         for c in data["cases"]
     )
     f = data["footer"]
-    footer = Footer(f["finished"], f["duration"], dict(f["totals"]), f["exit_code"])
+    footer = Footer(
+        f["finished"], f["duration"], dict(f["totals"]), f["exit_code"], f.get("interrupted", False)
+    )
     return Results(header, cases, footer)
 
 
@@ -234,12 +273,17 @@ def _line(value: object) -> str:
 
 
 class ResultsWriter:
-    """Writes a results file as the run goes: the header, each case as it is known, the footer."""
+    """Writes a results file as the run goes: the header, each case as it is known, the footer.
+
+    The text goes to a temporary file in the same folder; `finish` moves it into place, so the
+    file at `path` is always a whole results file (the previous one until the run ends)."""
 
     def __init__(self, path: Path, header: Header) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file: IO[str] = open(path, "w", encoding="utf-8")
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        self.temp_path = Path(temp)
+        self._file: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
         self._count = 0
         self._file.write(
             f'{{"format": "{FORMAT}", "format_version": {FORMAT_VERSION},\n'
@@ -254,19 +298,37 @@ class ResultsWriter:
 
     def finish(self, footer: Footer) -> None:
         self._file.write(f'\n],\n"footer": {_line(footer_to_json(footer))}}}\n')
+        self._file.flush()
+        os.fsync(self._file.fileno())
         self._file.close()
+        if self.path.exists():
+            os.chmod(self.temp_path, self.path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(self.temp_path, 0o666 & ~_umask())
+        os.replace(self.temp_path, self.path)
 
     def abandon(self) -> None:
-        """Close a file whose run stopped early, leaving it without its footer."""
+        """Drop the file of a run that could not go on; the previous results stay."""
         if not self._file.closed:
             self._file.close()
+        self.temp_path.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def dump(results: Results, path: Path) -> None:
     writer = ResultsWriter(path, results.header)
-    for case in results.cases:
-        writer.add(case)
-    writer.finish(results.footer)
+    try:
+        for case in results.cases:
+            writer.add(case)
+        writer.finish(results.footer)
+    except BaseException:
+        writer.abandon()
+        raise
 
 
 @cache
@@ -291,6 +353,11 @@ def schema_problems(data: object) -> list[str]:
 def load(path: Path) -> Results:
     """Read a results file back, validating it; ResultsFileError on any problem."""
     try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_FILE_BYTES:
+            raise ResultsFileError(
+                f"{path}: {size:,} bytes, more than a results file may be ({MAX_SPEC_FILE_BYTES:,})"
+            )
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ResultsFileError(f"{path}: cannot read: {error.strerror or error}") from None
@@ -301,11 +368,15 @@ def load(path: Path) -> Results:
         hint="run `ctxconf run` again and let it finish",
     )
     try:
-        data = json.loads(text)
+        data = parse_json(text)
+    except LimitError as error:
+        raise ResultsFileError(f"{path}: refused: {error}") from None
     except json.JSONDecodeError as error:
         if text.startswith(f'{{"format": "{FORMAT}"') and '\n"footer": ' not in text:
             raise cut_short from None
-        raise ResultsFileError(f"{path}: not JSON: {error}") from None
+        raise ResultsFileError(
+            f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsFileError(f'{path}: not a ctxconf results file (no "format": "{FORMAT}")')
     if data.get("format_version") != FORMAT_VERSION:

@@ -25,6 +25,7 @@ Matcher = Callable[[Sequence[str]], bool]
 class Selector:
     expression: str
     _match: Matcher
+    words: tuple[str, ...] = ()  # the words matched (not the keywords), for suggestions
 
     def matches(self, names: Sequence[str]) -> bool:
         return self._match(names)
@@ -103,4 +104,7 @@ class _Parser:
 
 def parse_selector(expression: str) -> Selector:
     """Parse a -k expression; UsageError, with the problem, when it is not one."""
-    return Selector(expression, _Parser(expression).parse())
+    parser = _Parser(expression)
+    matcher = parser.parse()
+    words = tuple(t for t in parser.tokens if t not in _KEYWORDS and t not in "()")
+    return Selector(expression, matcher, words)

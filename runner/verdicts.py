@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import equivalent_diff
 from .cases import Case
 from .expected_failures import NONE, ExpectedFailures
-from .results import CaseResult, CaseVerdict, StepResult, StepVerdict
+from .results import CaseResult, CaseVerdict, ExpectedFailureEntry, StepResult, StepVerdict
 
 
 @dataclass(frozen=True)
@@ -40,32 +40,50 @@ class Judge:
             expected_failures,
         )
 
-    def step(self, case: Case, index: int, actual: str | None) -> StepResult:
+    def step(
+        self, case: Case, index: int, actual: str | None, error: str | None = None
+    ) -> StepResult:
         step, expected = case.steps[index], case.expect[index]
         verdict: StepVerdict
+        if error is not None:  # the implementation could not do this step: it fails alone
+            return StepResult(
+                index, step, expected, None, "fail", f"the implementation answered: {error}"
+            )
         if actual is None:
             verdict = "not-run"
         elif actual == expected:
             verdict = "pass"
-        elif case.area == "context" and equivalent_diff.check(  # the area whose edits are diffs
-            step, expected, actual, context=self.diff_context, no_newline=self.no_newline
-        ).equivalent:
+        elif (
+            case.area == "context"
+            and equivalent_diff.check(  # the area whose edits are diffs
+                step, expected, actual, context=self.diff_context, no_newline=self.no_newline
+            ).equivalent
+        ):
             verdict = "equivalent-diff"
         else:
             verdict = "fail"
         return StepResult(index, step, expected, actual, verdict)
 
-    def steps(self, case: Case, outputs: Sequence[object] | None) -> tuple[StepResult, ...]:
+    def steps(
+        self,
+        case: Case,
+        outputs: Sequence[object] | None,
+        step_errors: Mapping[int, str] | None = None,
+    ) -> tuple[StepResult, ...]:
         """Every step, with the output received for it (None: not received, not judged)."""
         received = [text if isinstance(text, str) else None for text in outputs or []]
         received += [None] * (len(case.steps) - len(received))
-        return tuple(self.step(case, index, received[index]) for index in range(len(case.steps)))
+        errors = step_errors or {}
+        return tuple(
+            self.step(case, index, received[index], errors.get(index))
+            for index in range(len(case.steps))
+        )
 
     def answered(
-        self, case: Case, outputs: Sequence[str]
+        self, case: Case, outputs: Sequence[str], step_errors: Mapping[int, str] | None = None
     ) -> tuple[CaseVerdict, tuple[StepResult, ...]]:
         """The verdict of a case the implementation answered with one output per step."""
-        steps = self.steps(case, outputs)
+        steps = self.steps(case, outputs, step_errors)
         verdicts = {step.verdict for step in steps}
         if "fail" in verdicts:
             return "fail", steps
@@ -74,10 +92,33 @@ class Judge:
         return "pass", steps
 
     def settle(self, result: CaseResult) -> CaseResult:
-        """Apply --expected-failures: a listed case failing was expected; one passing was not."""
-        reason = self.expected_failures.reason_for(result.name, result.rules)
-        if reason is None or result.verdict == "skipped":
+        """Apply --expected-failures: a listed case failing was expected, and keeps its own
+        message; one passing was not, unless its rule-anchor entry says strict: false."""
+        entry = self.expected_failures.match(result.name, result.rules)
+        if entry is None or result.verdict == "skipped":
             return result
-        if result.verdict == "pass":
-            return replace(result, verdict="unexpected-pass", message=reason)
-        return replace(result, verdict="expected-failure", message=reason)
+        if result.verdict != "pass":
+            return replace(result, verdict="expected-failure", expected_failure=entry)
+        if not entry.strict:
+            return replace(result, expected_failure=entry)
+        return replace(
+            result,
+            verdict="unexpected-pass",
+            message=self._unexpected_pass(result.name, entry),
+            expected_failure=entry,
+        )
+
+    def _unexpected_pass(self, name: str, entry: ExpectedFailureEntry) -> str:
+        failures = self.expected_failures
+        line = failures.lines.get(entry.entry)
+        where = f"{failures.path}:{line}" if failures.path and line else "the expected failures"
+        if entry.entry == name:
+            return (
+                f"listed as an expected failure ({where}: {entry.reason}), but it passed: "
+                "take it off the list"
+            )
+        return (
+            f"listed as an expected failure under {entry.entry!r} ({where}: {entry.reason}), "
+            f"but it passed: remove the entry, or narrow it to the names of the cases that "
+            "still fail (or give it strict: false)"
+        )

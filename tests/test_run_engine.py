@@ -17,7 +17,7 @@ import pytest
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import run_case
 from ctxconf.runner.engine import RunOptions, run_suite
-from ctxconf.runner.errors import ImplementationStartError, ResultsFileError, UsageError
+from ctxconf.runner.errors import ExpectedFailuresError, ImplementationStartError, UsageError
 from ctxconf.runner.reference_impl import ReferenceImplementation
 from ctxconf.runner.results import load, schema_problems
 from ctxconf.runner.transports import CaseFailure, FakeTransport, Message
@@ -118,7 +118,9 @@ def test_too_few_outputs_keep_what_was_received() -> None:
 
     case = _run(answer).cases[0]
     assert case.verdict == "error"
-    assert case.message == "too few outputs: expected 2 (one per step), got 1"
+    assert case.message == (
+        "too few outputs: expected 2 (one per step), got 1: no output for step 1 (read)"
+    )
     assert [s.verdict for s in case.steps] == ["pass", "not-run"]
 
 
@@ -129,12 +131,29 @@ def test_areas_the_implementation_does_not_list_are_skipped_unsent() -> None:
         sent.append(request)
         return {}
 
-    hello = {**REFERENCE.hello(), "areas": ["elsewhere"]}
+    areas = list(dict.fromkeys(c["area"] for c in CASES))
+    hello = {**REFERENCE.hello(), "areas": areas[:1]}
     results = _run(factory=lambda: FakeTransport(answer, hello=hello))
-    assert set(_verdicts(results).values()) == {"skipped"}
-    assert "does not list the area 'context'" in results.cases[0].message
-    assert sent == []
-    assert results.footer.exit_code == 0
+    unlisted = [c for c in results.cases if c.area != areas[0]]
+    assert unlisted and {c.verdict for c in unlisted} == {"skipped"}
+    assert f"does not list the area {unlisted[0].area!r}" in unlisted[0].message
+    assert all(m["area"] == areas[0] for m in sent)
+    assert results.footer.exit_code == 1  # the listed area's cases got no outputs
+
+
+def test_a_hello_listing_none_of_the_areas_runs_nothing_and_says_why() -> None:
+    made: list[FakeTransport] = []
+    warnings: list[str] = []
+
+    def factory() -> FakeTransport:
+        made.append(FakeTransport(REFERENCE.run, hello={**REFERENCE.hello(), "areas": ["Context"]}))
+        return made[-1]
+
+    with pytest.raises(UsageError, match="lists 'Context', none of the areas") as raised:
+        run_suite(RunOptions(impl="fake"), factory=factory, on_warning=warnings.append)
+    assert "no case ran" in raised.value.message
+    assert made[0].requests == [] and made[0].closed
+    assert len(warnings) == 1 and "'Context', which is no area" in warnings[0]
 
 
 @pytest.mark.parametrize(
@@ -169,10 +188,14 @@ def test_expected_failures_by_name_and_by_rule(tmp_path: Path) -> None:
     listed = _yaml(tmp_path, f"{broken}: being fixed\n{rule}: not done yet\n")
     results = _run(_break_step(broken, 0), expected_failures=listed)
     by_name = {c.name: c for c in results.cases}
-    assert (by_name[broken].verdict, by_name[broken].message) == ("expected-failure", "being fixed")
+    assert by_name[broken].verdict == "expected-failure"
+    assert by_name[broken].expected_failure.reason == "being fixed"
+    assert by_name[broken].message == ""  # its own message, not the reason
     with_rule = [c for c in results.cases if rule in c.rules]
     assert with_rule and all(c.verdict == "unexpected-pass" for c in with_rule)
-    assert all(c.message == "not done yet" for c in with_rule)
+    for case in with_rule:
+        assert f"under {rule!r} ({listed}:2: not done yet)" in case.message
+        assert "narrow it to the names of the cases" in case.message
     assert results.footer.exit_code == 1
     assert results.header.options.expected_failures == str(listed)
 
@@ -295,7 +318,11 @@ def test_k_chooses_by_name_or_rule(k: str, check: Callable[[dict[str, Any]], boo
 
 
 def test_area_filter() -> None:
-    assert _run(areas=("elsewhere",)).cases == ()
+    known = sorted({c["area"] for c in CASES})
+    with pytest.raises(UsageError, match="no such area") as raised:
+        _run(areas=(known[0][:-1] + "x" + known[0][-1],))
+    assert all(area in raised.value.message for area in known)
+    assert f"did you mean {known[0]}?" in raised.value.message
     for area in {c["area"] for c in CASES}:
         wanted = [c["name"] for c in CASES if c["area"] == area]
         assert [c.name for c in _run(areas=(area,)).cases] == wanted
@@ -304,26 +331,47 @@ def test_area_filter() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [({"jobs": 0}, "-j 0"), ({"timeout": 0}, "--timeout 0"), ({"k": "a and"}, "ends too early"),
-     ({"spec_dir": Path("/no/such/spec")}, "no such folder")],
-    ids=["jobs", "timeout", "k", "spec"],
+     ({"spec_dir": Path("/no/such/spec")}, "no such folder"),
+     ({"timeout": float("inf")}, "--timeout inf"), ({"timeout": float("nan")}, "--timeout nan"),
+     ({"timeout": 1e300}, "at most 86400"), ({"timeout": -1.0}, "--timeout -1")],
+    ids=["jobs", "timeout", "k", "spec", "timeout-inf", "timeout-nan", "timeout-huge",
+         "timeout-negative"],
 )
 def test_unusable_options(options: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         _run(**options)
 
 
-def test_a_run_cut_short_leaves_a_file_without_footer(tmp_path: Path) -> None:
+def test_an_interrupted_run_keeps_the_cases_done_and_marks_its_footer(tmp_path: Path) -> None:
     def answer(request: Message) -> Message:
         if request["seq"] == 3:
             raise KeyboardInterrupt
         return REFERENCE.run(request)
 
     path = tmp_path / "results.json"
-    with pytest.raises(KeyboardInterrupt):
+    results = _run(answer, results_path=path)
+    assert len(results.cases) == 3
+    assert results.footer.interrupted and results.footer.exit_code == 130
+    assert load(path).to_json() == results.to_json()
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]  # no temporary file left
+
+
+def test_the_previous_results_stay_until_the_run_ends(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text("previous", encoding="utf-8")
+    seen: list[str] = []
+
+    def answer(request: Message) -> Message:
+        seen.append(path.read_text(encoding="utf-8"))
+        if request["seq"] == 2:
+            raise RuntimeError("a runner bug")  # not an interruption: nothing is kept
+        return REFERENCE.run(request)
+
+    with pytest.raises(RuntimeError):
         _run(answer, results_path=path)
-    assert path.read_text(encoding="utf-8").count('\n{"area": ') == 3  # one case to a line
-    with pytest.raises(ResultsFileError, match="no footer: the run that wrote it was cut short"):
-        load(path)
+    assert seen == ["previous"] * 3
+    assert path.read_text(encoding="utf-8") == "previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
 
 
 def test_an_interrupted_run_with_workers_starts_no_more_cases(tmp_path: Path) -> None:
@@ -339,8 +387,77 @@ def test_an_interrupted_run_with_workers_starts_no_more_cases(tmp_path: Path) ->
         made.append(FakeTransport(answer, hello=REFERENCE.hello()))
         return made[-1]
 
-    with pytest.raises(KeyboardInterrupt):
-        _run(factory=factory, jobs=2, results_path=tmp_path / "results.json")
+    results = _run(factory=factory, jobs=2, results_path=tmp_path / "results.json")
+    assert results.footer.interrupted
+    assert load(tmp_path / "results.json").footer.interrupted
     sent = sum(len(t.requests) for t in made)
     assert sent < 10 < len(CASES)
     assert all(t.closed for t in made)
+
+
+def test_a_k_that_selects_nothing_runs_nothing_and_suggests_a_name() -> None:
+    word = next(part for part in CASES[0]["name"].split("-") if len(part) > 3)
+    with pytest.raises(UsageError, match=f"selects none of the {len(CASES)} cases") as raised:
+        _run(k=word + word[-1])
+    assert "no case ran" in raised.value.message
+    assert f"did you mean {word}" in raised.value.message
+
+
+def test_an_output_that_is_an_error_fails_its_step_and_the_others_are_judged() -> None:
+    case = next(c for c in CASES if len(c["steps"]) >= 3)
+
+    def answer(request: Message) -> Message:
+        response = REFERENCE.run(request)
+        if request["case"]["steps"] == case["steps"]:
+            response["outputs"][1] = {"error": "recall is not done yet"}
+            response["outputs"][2] += "x"
+        return response
+
+    result = next(c for c in _run(answer).cases if c.name == case["name"])
+    assert result.verdict == "fail"
+    assert [s.verdict for s in result.steps][:3] == ["pass", "fail", "fail"]
+    assert result.steps[1].message == "the implementation answered: recall is not done yet"
+    assert result.steps[1].actual is None
+    assert result.steps[2].message == "" and result.steps[2].actual == case["expect"][2] + "x"
+
+
+def test_the_surplus_of_too_many_outputs_is_in_the_message() -> None:
+    def answer(request: Message) -> Message:
+        response = REFERENCE.run(request)
+        if request["seq"] == 0:
+            response["outputs"] += ["surplus one", "surplus two"]
+        return response
+
+    case = _run(answer).cases[0]
+    assert case.verdict == "error"
+    assert "too many outputs" in case.message
+    assert "'surplus one'; 'surplus two'" in case.message
+
+
+def test_a_rule_prefix_covers_the_anchors_below_it(tmp_path: Path) -> None:
+    rule = next(r for c in CASES for r in c["rules"] if r.count(".") >= 2)
+    prefix = rule.rsplit(".", 1)[0]
+    under = [c["name"] for c in CASES if any(r == prefix or r.startswith(prefix + ".")
+                                             for r in c["rules"])]
+    results = _run(expected_failures=_yaml(tmp_path, f"{prefix}: later\n"))
+    verdicts = _verdicts(results)
+    assert {verdicts[name] for name in under} == {"unexpected-pass"}
+    first = next(c for c in results.cases if c.name == under[0])
+    assert first.expected_failure.entry == prefix
+
+
+def test_a_rule_entry_that_is_not_strict_lets_its_cases_pass(tmp_path: Path) -> None:
+    broken = CASES[0]["name"]
+    rule = CASES[0]["rules"][0]
+    listed = _yaml(tmp_path, f"{rule}:\n  reason: half done\n  strict: false\n")
+    results = _run(_break_step(broken, 0), expected_failures=listed)
+    verdicts = _verdicts(results)
+    assert verdicts.pop(broken) == "expected-failure"
+    assert set(verdicts.values()) == {"pass"}
+    assert results.footer.exit_code == 0
+
+
+def test_a_case_name_entry_cannot_be_lenient(tmp_path: Path) -> None:
+    listed = _yaml(tmp_path, f"{CASES[0]['name']}:\n  reason: x\n  strict: false\n")
+    with pytest.raises(ExpectedFailuresError, match=r"xfail\.yaml:3:11: .* always strict"):
+        _run(expected_failures=listed)
