@@ -1,4 +1,5 @@
-"""`ctxconf serve`: the reference implementation over JSON lines (--stdio) or HTTP (--http)."""
+"""`ctxconf serve`: the reference implementation, or a Python module's, over JSON lines (--stdio)
+or HTTP (--http)."""
 
 from __future__ import annotations
 
@@ -22,16 +23,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="answer GET /hello and POST /run on HOST (default 127.0.0.1) and PORT "
         "(0 picks a free one); prints the URL, serves until interrupted",
     )
-    parser.add_argument(
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
         "--spec", type=Path, metavar="DIR", help="use the loop.json of this spec folder"
+    )
+    what.add_argument(
+        "--module",
+        metavar="MODULE",
+        help="serve this module's hello() and run(request) instead of the reference "
+        "(imported from the current folder first); what --impl pyproc:MODULE starts",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from ctxconf.runner import serve
+    from ctxconf.runner.errors import RunnerError
+    from ctxconf.runner.transports import Implementation, import_implementation
 
+    implementation: Implementation
     try:
-        implementation = serve.reference(args.spec)
+        if args.module is not None:
+            implementation = import_implementation(args.module, "pyproc")
+        else:
+            implementation = serve.reference(args.spec)
+    except RunnerError as error:
+        print(f"ctxconf serve: {error.describe()}", file=sys.stderr)
+        return EXIT_USAGE
     except (OSError, ValueError, KeyError) as error:
         print(f"ctxconf serve: cannot load the spec: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -2,14 +2,20 @@
 
 reference        the bundled reference, in this process
 python:MODULE    a module with hello() and run(request), in this process
+pyproc:MODULE    the same module in a child process (`ctxconf serve --stdio --module MODULE`)
 cmd:COMMAND      a subprocess speaking JSON lines (split with shlex, run without a shell)
 http://HOST:PORT an HTTP server answering GET /hello and POST /run
+
+A module is imported from the current folder first, then sys.path, as `python -m` would.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
@@ -25,18 +31,20 @@ __all__ = [
     "CaseFailure",
     "FakeTransport",
     "HttpTransport",
+    "Implementation",
     "JsonLinesTransport",
     "KeepsStderr",
     "Message",
     "PythonTransport",
     "Transport",
     "TransportFactory",
+    "import_implementation",
     "transport_factory",
 ]
 
 TransportFactory = Callable[[], Transport]
 
-SPEC_FORMS = "reference, python:MODULE, cmd:COMMAND or an http:// URL"
+SPEC_FORMS = "reference, python:MODULE, pyproc:MODULE, cmd:COMMAND or an http:// URL"
 
 
 def transport_factory(
@@ -49,8 +57,11 @@ def transport_factory(
         reference = ReferenceImplementation(spec_dir)
         return lambda: PythonTransport(reference, timeout=timeout)
     if spec.startswith("python:"):
-        target = _import(spec.removeprefix("python:"))
+        target = import_implementation(spec.removeprefix("python:"), "python")
         return lambda: PythonTransport(target, timeout=timeout)
+    if spec.startswith("pyproc:"):
+        command = _child_command(spec.removeprefix("pyproc:"))
+        return lambda: JsonLinesTransport(command, timeout=timeout)
     if spec.startswith("cmd:"):
         try:
             argv = shlex.split(spec.removeprefix("cmd:"))
@@ -68,19 +79,50 @@ def transport_factory(
     raise UsageError(f"--impl {spec!r}: expected {SPEC_FORMS}")
 
 
-def _import(name: str) -> Implementation:
+def _current_folder_first() -> None:
+    """Put the current folder first on sys.path, where `python -m` puts it, so that a module
+    beside the user is found without PYTHONPATH (and stays found for its own later imports)."""
+    here = os.getcwd()
+    if not sys.path or sys.path[0] not in (here, ""):
+        sys.path.insert(0, here)
+
+
+def import_implementation(name: str, prefix: str = "python") -> Implementation:
+    """The module `name`, checked to have hello() and run(); the errors name `--impl PREFIX:`."""
     if not name:
-        raise UsageError("--impl python: needs a module name, e.g. python:mypackage.conformance")
+        raise UsageError(
+            f"--impl {prefix}: needs a module name, e.g. {prefix}:mypackage.conformance"
+        )
+    _current_folder_first()
     try:
         module = importlib.import_module(name)
     except Exception as error:  # any failure to import is the implementation's, reported whole
         raise ImplementationStartError(
-            f"--impl python:{name}: cannot import the module: {type(error).__name__}: {error}",
-            hint="the module must be importable from here (check PYTHONPATH)",
+            f"--impl {prefix}:{name}: cannot import the module: {type(error).__name__}: {error}",
+            hint="the module must be importable from the current folder or PYTHONPATH",
         ) from None
     missing = [f for f in ("hello", "run") if not callable(getattr(module, f, None))]
     if missing:
         raise ImplementationStartError(
-            f"--impl python:{name}: the module has no {' or '.join(f + '()' for f in missing)}"
+            f"--impl {prefix}:{name}: the module has no {' or '.join(f + '()' for f in missing)}"
         )
     return cast(Implementation, module)
+
+
+def _child_command(name: str) -> list[str]:
+    """`ctxconf serve --stdio --module NAME` run by this Python, after checking that the module
+    can be found from here (without importing it: that is the child's job)."""
+    if not name:
+        raise UsageError("--impl pyproc: needs a module name, e.g. pyproc:mypackage.conformance")
+    _current_folder_first()
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ImplementationStartError(
+            f"--impl pyproc:{name}: no such module",
+            hint="the module must be importable from the current folder or PYTHONPATH",
+        )
+    # The child starts in the runner's folder, so it imports the same module python: would.
+    return [sys.executable, "-m", "ctxconf", "serve", "--stdio", "--module", name]

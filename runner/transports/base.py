@@ -10,7 +10,12 @@ the process, reconnects) for the next one.
 from __future__ import annotations
 
 import json
+import math
+import socket
+import threading
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from ctxconf.limits import LimitError, parse_json
 
 Message = dict[str, Any]
 FailureKind = Literal["error", "timeout", "crash"]
@@ -18,6 +23,23 @@ FailureKind = Literal["error", "timeout", "crash"]
 # Caps on what is read and kept, so a runaway implementation cannot exhaust the runner's memory.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 STDERR_KEPT_BYTES = 64 * 1024
+# The longest any one wait lasts: `--timeout inf` means "no timeout" in practice, while sockets,
+# select and queues each refuse an infinite or overflowing number of seconds.
+MAX_WAIT_SECONDS = 7 * 24 * 3600.0
+
+
+# What `ctxconf serve --http` accepts from its clients.
+MAX_REQUEST_BYTES = MAX_MESSAGE_BYTES  # a request body (or a --stdio line); longer gets 413
+LISTEN_BACKLOG = 512  # connections waiting to be accepted; the kernel may cap it (somaxconn)
+REQUEST_SECONDS = 10.0  # from a request's first byte to its last, headers and body
+IDLE_SECONDS = 60.0  # a kept-alive connection with no next request is closed after this
+
+
+def clamp_timeout(seconds: float) -> float:
+    """`seconds` as a wait every socket, select and queue accepts (inf and NaN included)."""
+    if math.isnan(seconds) or seconds > MAX_WAIT_SECONDS:
+        return MAX_WAIT_SECONDS
+    return max(0.0, seconds)
 
 
 class Transport(Protocol):
@@ -59,7 +81,9 @@ def decode_message(data: bytes) -> Message:
             f"the response is not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start}",
         ) from None
     try:
-        value = json.loads(text)
+        value = parse_json(text)
+    except LimitError as error:
+        raise CaseFailure("error", f"the response is refused: {error}") from None
     except json.JSONDecodeError as error:
         raise CaseFailure(
             "error",
@@ -100,3 +124,25 @@ _JSON_TYPES = {
 def _excerpt(text: str, limit: int = 200) -> str:
     text = text.strip()
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+class Watchdog:
+    """Shuts a socket down after `seconds`, which ends any read or write blocked on it: a
+    deadline for a whole exchange, where a socket timeout bounds only each read."""
+
+    def __init__(self, sock: socket.socket, seconds: float) -> None:
+        self._sock = sock
+        self.fired = False
+        self._timer = threading.Timer(clamp_timeout(seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        try:  # the plain socket's shutdown: a TLS socket's own would wait for its lock
+            socket.socket.shutdown(self._sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()

@@ -5,6 +5,11 @@ other transports carry as JSON; both go through a JSON round trip, so the implem
 neither change the runner's case nor answer with something JSON cannot carry. A call runs on a
 worker thread so that a hang can be timed out; the hung thread is abandoned (a thread cannot be
 killed) and the next case gets a new one.
+
+That timeout holds only while the implementation lets go of the GIL now and then, as Python code
+does. A call stuck in C code that holds the GIL (a regular expression backtracking without end)
+stops the whole runner until it returns; `pyproc:MODULE` runs the module in a child process
+instead, where a hang is killed like any `cmd:` implementation's.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import traceback
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .base import CaseFailure, Message, check_characters
+from ctxconf.limits import LimitError, dumps_checked, parse_json
+
+from .base import CaseFailure, Message, check_characters, clamp_timeout
 
 
 class Implementation(Protocol):
@@ -41,7 +48,7 @@ class _Worker:
         answer: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
         self._calls.put((function, answer))
         try:
-            return answer.get(timeout=timeout)
+            return answer.get(timeout=clamp_timeout(timeout))
         except queue.Empty:
             raise TimeoutError from None
 
@@ -85,10 +92,12 @@ class PythonTransport:
             last = value.strip().splitlines()[-1]
             raise CaseFailure("crash", f"{name} raised {last}", stderr=value)
         try:
-            text = json.dumps(value)
-        except (TypeError, ValueError) as error:
+            text = dumps_checked(value)
+            response = parse_json(text)  # the same limits as a message read from a pipe
+        except LimitError as error:
+            raise CaseFailure("error", f"{name} returned what is refused: {error}") from None
+        except (TypeError, ValueError, RecursionError) as error:
             raise CaseFailure("error", f"{name} returned what JSON cannot carry: {error}") from None
-        response = json.loads(text)
         if "\\ud" in text.lower():  # non-ASCII is escaped: look closer only then
             check_characters(response)
         if not isinstance(response, dict):
