@@ -1,20 +1,48 @@
 """A pytest plugin: `pytest --ctxconf-impl=SPEC` runs the conformance cases inside a test suite.
 
-One test item per case, named after it (`context.json::reread-unchanged-is-stub`), each run in a
-fresh session of the implementation; a failing item shows the same account as `ctxconf run`:
-the step, its rules, and a diff of expected and actual with whitespace visible. SPEC is anything
-`ctxconf run --impl` takes.
+One test item per case, named after it (`ctxconf/context.json::reread-unchanged-is-stub`), each
+run in a fresh session of the implementation; a failing item shows the same account as `ctxconf
+run`: the step, its rules, and a diff of expected and actual with whitespace visible. SPEC is
+anything `ctxconf run --impl` takes.
+
+The items live under a virtual folder, `ctxconf/`, that pytest cannot find on disk; the plugin
+takes such arguments off pytest's own list and selects the cases they name, so a printed node id
+can be pasted back. An implementation that cannot start, a bad SPEC or an unusable file is one
+usage error before any item runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-_STATE = pytest.StashKey[dict[str, Any]]()
+if TYPE_CHECKING:
+    from ctxconf.runner.cases import Case, CaseFile
+    from ctxconf.runner.expected_failures import ExpectedFailures
+    from ctxconf.runner.protocol import Hello
+    from ctxconf.runner.transports import Transport
+    from ctxconf.runner.verdicts import Judge
+
+ROOT = "ctxconf"  # the virtual folder the items live under
+
+
+@dataclass
+class _Run:
+    """What the items share: the chosen node ids, then the implementation, started once."""
+
+    chosen: tuple[str, ...] = ()
+    timeout: float = 10.0
+    expected: ExpectedFailures | None = None
+    names: frozenset[str] = frozenset()  # every case name and rule anchor, for unused entries
+    judge: Judge | None = None
+    transport: Transport | None = None
+    hello: Hello | None = None
+
+
+_RUN = pytest.StashKey[_Run]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,6 +76,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=10.0,
         help="how long one case may take (default 10)",
     )
+    group.addoption(
+        "--ctxconf-expected-failures",
+        metavar="FILE",
+        default=None,
+        type=Path,
+        help="YAML: case name or rule anchor -> reason, as for `ctxconf run "
+        "--expected-failures`; a listed case is an xfail, and one that passes fails",
+    )
 
 
 class CaseFailed(Exception):
@@ -55,7 +91,7 @@ class CaseFailed(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: Any, seq: int, **kwargs: Any) -> None:
+    def __init__(self, *, case: Case, seq: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.seq = seq
@@ -66,18 +102,17 @@ class CaseItem(pytest.Item):
         from ctxconf.runner.display import describe_failure
         from ctxconf.runner.engine import run_case
 
-        state = _state(self.config)
-        result = run_case(
-            state["transport"],
-            self.seq,
-            self.case,
-            state["hello"],
-            state["judge"],
-            state["timeout"],
-        )
+        run = self.config.stash[_RUN]
+        assert run.transport is not None and run.hello is not None and run.judge is not None
+        result = run_case(run.transport, self.seq, self.case, run.hello, run.judge, run.timeout)
         if result.verdict == "skipped":
             pytest.skip(result.message)
-        if result.verdict not in ("pass", "expected-failure"):
+        if result.verdict == "expected-failure":
+            listed = (
+                run.expected.reason_for(self.case.name, self.case.rules) if run.expected else None
+            )
+            pytest.xfail(listed or result.message)
+        if result.verdict != "pass":
             raise CaseFailed(describe_failure(result) or f"{result.verdict}: {result.message}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -90,41 +125,71 @@ class CaseItem(pytest.Item):
 
 
 class CaseFileNode(pytest.File):
-    def collect(self) -> Iterator[CaseItem]:
-        from ctxconf.runner.cases import load_case_file
+    """A case file; its items are made by the plugin, which has already read it."""
 
-        for case in load_case_file(self.path).cases:
-            yield CaseItem.from_parent(self, name=case.name, case=case, seq=0)
+    def collect(self) -> list[CaseItem]:
+        return []
 
 
-def _state(config: pytest.Config) -> dict[str, Any]:
-    """The implementation, started once for the whole test session and greeted."""
-    state = config.stash.get(_STATE, None)
-    if state is None:
-        from ctxconf.paths import bundled_spec_dir
-        from ctxconf.runner.engine import greet
-        from ctxconf.runner.transports import transport_factory
-        from ctxconf.runner.verdicts import Judge
-
-        spec_dir = config.getoption("ctxconf_spec") or bundled_spec_dir()
-        timeout = config.getoption("ctxconf_timeout")
-        transport = transport_factory(
-            config.getoption("ctxconf_impl"), timeout=timeout, spec_dir=spec_dir
-        )()
-        state = {
-            "transport": transport,
-            "hello": greet(transport),
-            "timeout": timeout,
-            "judge": Judge.for_spec(spec_dir),
-        }
-        config.stash[_STATE] = state
-    return state
+def _is_virtual(arg: str, invocation_dir: Path) -> bool:
+    """An argument naming the virtual folder, which pytest would reject as not found."""
+    path = arg.split("::", 1)[0].rstrip("/")
+    if path != ROOT and not path.startswith(ROOT + "/"):
+        return False
+    return not (invocation_dir / path).exists()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "ctxconf_rule(anchor): a rule the conformance case exercises"
     )
+    if not config.getoption("ctxconf_impl"):
+        return
+    invocation_dir = config.invocation_params.dir
+    chosen = [arg for arg in config.args if _is_virtual(arg, invocation_dir)]
+    # Taken off pytest's list, which would stop at them as "file or directory not found".
+    config.args[:] = [arg for arg in config.args if arg not in chosen]
+    config.stash[_RUN] = _Run(
+        chosen=tuple(arg.rstrip("/") for arg in chosen),
+        timeout=config.getoption("ctxconf_timeout"),
+    )
+
+
+def _spec_dir(config: pytest.Config) -> Path:
+    from ctxconf.paths import bundled_spec_dir
+
+    given: Path | None = config.getoption("ctxconf_spec")
+    if given is None:
+        return bundled_spec_dir()
+    if not given.is_dir():
+        raise pytest.UsageError(f"--ctxconf-spec {given}: no such folder")
+    return given.resolve()
+
+
+def _load(config: pytest.Config, spec_dir: Path) -> list[CaseFile]:
+    from ctxconf.runner.cases import default_case_files, load_cases
+    from ctxconf.runner.errors import RunnerError
+    from ctxconf.runner.expected_failures import load_expected_failures
+    from ctxconf.runner.verdicts import Judge
+
+    run = config.stash[_RUN]
+    try:
+        files = load_cases(config.getoption("ctxconf_cases") or default_case_files(spec_dir))
+        expected_path: Path | None = config.getoption("ctxconf_expected_failures")
+        if expected_path is not None:
+            run.expected = load_expected_failures(expected_path)
+        if run.expected is None:
+            run.judge = Judge.for_spec(spec_dir)
+        else:
+            run.judge = Judge.for_spec(spec_dir, expected_failures=run.expected)
+    except RunnerError as error:
+        raise pytest.UsageError(f"ctxconf: {error.describe()}") from None
+    run.names = frozenset(n for f in files for c in f.cases for n in (c.name, *c.rules))
+    return files
+
+
+def _selected(run: _Run, file_id: str, item_id: str) -> bool:
+    return not run.chosen or any(c in (ROOT, file_id, item_id) for c in run.chosen)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect, so they apply to the cases too
@@ -133,24 +198,82 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not config.getoption("ctxconf_impl"):
         return
-    from ctxconf.paths import bundled_spec_dir
-
-    spec_dir = config.getoption("ctxconf_spec") or bundled_spec_dir()
-    files = config.getoption("ctxconf_cases") or sorted((spec_dir / "conformance").glob("*.json"))
-    for seq_base, path in enumerate(files):
-        resolved = Path(path).resolve()
-        node = CaseFileNode.from_parent(session, path=resolved, nodeid=f"ctxconf/{resolved.name}")
-        collected: list[CaseItem] = list(node.collect())
-        for index, item in enumerate(collected):
-            item.seq = seq_base * 100_000 + index
-            items.append(item)
+    run = config.stash[_RUN]
+    spec_dir = _spec_dir(config)
+    seen: set[str] = {ROOT}
+    for seq_base, case_file in enumerate(_load(config, spec_dir)):
+        path = case_file.path.resolve()
+        file_id = f"{ROOT}/{path.name}"
+        node = CaseFileNode.from_parent(session, path=path, nodeid=file_id)
+        collected: list[CaseItem] = []
+        for index, case in enumerate(case_file.cases):
+            item_id = f"{file_id}::{case.name}"
+            seen.update((file_id, item_id))
+            if _selected(run, file_id, item_id):
+                collected.append(
+                    CaseItem.from_parent(
+                        node, name=case.name, case=case, seq=seq_base * 100_000 + index
+                    )
+                )
+        items.extend(collected)
         # Reported as collected, so the count pytest prints includes the cases.
         result: list[pytest.Item | pytest.Collector] = [*collected]
-        report = pytest.CollectReport(node.nodeid, "passed", None, result)
-        config.hook.pytest_collectreport(report=report)
+        config.hook.pytest_collectreport(
+            report=pytest.CollectReport(node.nodeid, "passed", None, result)
+        )
+    missing = [chosen for chosen in run.chosen if chosen not in seen]
+    if missing:
+        raise pytest.UsageError(
+            *(f"not found: {m} (no such case file or case in {spec_dir})" for m in missing)
+        )
+
+
+def _start(config: pytest.Config, will_run: bool) -> None:
+    """Make the transport (a bad SPEC fails here) and, when items will run, greet it."""
+    from ctxconf.runner.engine import greet
+    from ctxconf.runner.errors import RunnerError
+    from ctxconf.runner.transports import transport_factory
+
+    run = config.stash[_RUN]
+    try:
+        factory = transport_factory(
+            config.getoption("ctxconf_impl"), timeout=run.timeout, spec_dir=_spec_dir(config)
+        )
+        if will_run:
+            transport = factory()
+            run.hello = greet(transport)  # closes the transport when it fails
+            run.transport = transport
+    except RunnerError as error:
+        # The runner names its own option; here the same value came from --ctxconf-impl.
+        described = error.describe().replace("--impl", "--ctxconf-impl", 1)
+        raise pytest.UsageError(f"ctxconf: {described}") from None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    if not config.getoption("ctxconf_impl"):
+        return
+    if any(isinstance(item, CaseItem) for item in session.items):
+        _start(config, will_run=not config.getoption("collectonly"))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    run = config.stash.get(_RUN, None)
+    if run is None or run.expected is None or run.expected.path is None:
+        return
+    for key in run.expected.unused(run.names):
+        terminalreporter.write_line(
+            f"warning: {run.expected.path}:{run.expected.lines[key]}: {key!r} names no case "
+            "and no rule of the case files: it has no effect",
+            yellow=True,
+        )
+
+
+def _close(run: _Run | None) -> None:
+    if run is not None and run.transport is not None:
+        run.transport.close()
+        run.transport = None
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    state = session.config.stash.get(_STATE, None)
-    if state is not None:
-        state["transport"].close()
+    _close(session.config.stash.get(_RUN, None))
