@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,16 @@ VERDICT_ORDER = (
 )  # fmt: skip
 DIFF_STEP_VERDICTS = frozenset({"fail", "equivalent-diff"})
 
+# The page stays usable however many cases fail: the first EAGER_CASES cases with details carry
+# them in the page; the rest keep theirs in a JSON data block the script turns into HTML when
+# the case is unfolded. With no more than OPEN_CASES such cases, they start unfolded.
+EAGER_CASES = 200
+OPEN_CASES = 20
+MAX_RULE_CASE_LINKS = 50  # cases linked from one rule's section; the rest are counted
+MAX_MESSAGE_CHARS = 20_000  # of a case's or a step's message, from its start
+MAX_STDERR_CHARS = 64 * 1024  # of a case's stderr, from its end
+GIST_CHARS = 160  # the one line a folded case shows
+
 
 # ---------------------------------------------------------------- view-model
 
@@ -63,6 +73,7 @@ class StepView:
     fields: list[StepField]
     expected: list[Cell]
     diff: DiffView | None  # for a failing or equivalent step: expected beside actual
+    message: str  # what the implementation answered for this step alone
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,12 @@ class CaseView:
     earlier: list[StepView]  # steps before the first one that did not pass, folded
     shown: list[StepView]  # from the first step that did not pass on
     not_run: int
+    reason: str = ""  # why an expected failure was expected
+    entry: str = ""  # the --expected-failures entry that matched
+    hint: str = ""  # what to do about it (an unexpected pass)
+    gist: str = ""  # the one line shown while the case is folded
+    open: bool = False  # starts unfolded
+    lazy: bool = False  # its details come from a data block when it is unfolded
 
     @property
     def key(self) -> str:
@@ -143,6 +160,7 @@ class RuleSection:
     html: Markup
     source: str
     cases: list[RuleCaseLink]
+    more_cases: int = 0  # cases beyond those linked
 
 
 @dataclass(frozen=True)
@@ -178,6 +196,7 @@ class ReportView:
     rules: list[RuleSection]
     comparison: list[ComparisonGroup] = field(default_factory=list)
     comparison_label: str = ""
+    interrupted: str = ""  # the note at the top of an interrupted run's report
 
 
 # ---------------------------------------------------------------- building the view
@@ -197,13 +216,36 @@ def _seconds(value: object) -> str:
     return f"{value:.2f} s"
 
 
-def _dom_id(prefix: str, parts: Sequence[str], taken: set[str]) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", "--".join(parts).lower()).strip("-") or "x"
-    candidate, number = f"{prefix}-{slug}", 2
-    while candidate in taken:
-        candidate, number = f"{prefix}-{slug}-{number}", number + 1
-    taken.add(candidate)
-    return candidate
+class _Ids:
+    """Unique element ids; a slug taken many times costs one step each time, not one per use."""
+
+    def __init__(self, taken: Iterable[str]) -> None:
+        self.taken = set(taken)
+        self.next_number: dict[str, int] = {}
+
+    def make(self, prefix: str, parts: Sequence[str]) -> str:
+        slug = re.sub(r"[^a-z0-9]+", "-", "--".join(parts).lower()).strip("-") or "x"
+        base = f"{prefix}-{slug}"
+        candidate, number = base, self.next_number.get(base, 2)
+        while candidate in self.taken:
+            candidate, number = f"{base}-{number}", number + 1
+        self.next_number[base] = number
+        self.taken.add(candidate)
+        return candidate
+
+
+def _clip(text: str, limit: int, keep_end: bool = False) -> str:
+    if len(text) <= limit:
+        return text
+    left_out = (
+        f"[… {len(text) - limit:,} characters not shown; the whole text is in the results file]"
+    )
+    return f"{left_out}\n{text[-limit:]}" if keep_end else f"{text[:limit]}\n{left_out}"
+
+
+def _gist(text: str) -> str:
+    line = text.strip().split("\n", 1)[0] if text.strip() else ""
+    return line if len(line) <= GIST_CHARS else line[: GIST_CHARS - 1] + "…"
 
 
 def _step_fields(step: Mapping[str, Any]) -> list[StepField]:
@@ -242,6 +284,7 @@ def _step_view(raw: Mapping[str, Any], with_diff: bool) -> StepView:
         diff=diff_view(expected, actual if isinstance(actual, str) else None)
         if show_diff
         else None,
+        message=_clip(_text(raw.get("message")), MAX_MESSAGE_CHARS),
     )
 
 
@@ -253,31 +296,58 @@ def _rule_ref(anchor: str, rules: Mapping[str, Rule], anchors: frozenset[str]) -
 
 
 def _case_view(
-    raw: Mapping[str, Any], rules: Mapping[str, Rule], anchors: frozenset[str], taken: set[str]
+    raw: Mapping[str, Any],
+    rules: Mapping[str, Rule],
+    anchors: frozenset[str],
+    ids: _Ids,
+    expected_failures_file: str,
 ) -> CaseView:
     area, name = _text(raw.get("area")), _text(raw.get("name"))
     verdict = _text(raw.get("verdict"), "error")
+    message = _clip(_text(raw.get("message")), MAX_MESSAGE_CHARS)
+    listed = raw.get("expected_failure")
+    entry = _text(listed.get("entry")) if isinstance(listed, Mapping) else ""
+    reason = _text(listed.get("reason")) if isinstance(listed, Mapping) else ""
+    if not isinstance(listed, Mapping) and verdict in ("expected-failure", "unexpected-pass"):
+        reason, message = message, ""  # a file that kept only the reason, in the message
+    hint = ""
+    if verdict == "unexpected-pass":
+        hint = _unexpected_pass_hint(entry or name, expected_failures_file)
+        message = ""  # it says what the hint and the reason say
+    gist = {"unexpected-pass": hint, "expected-failure": reason}.get(verdict, message)
     steps = [s for s in raw.get("steps") or [] if isinstance(s, Mapping)]
     first_open = next((i for i, s in enumerate(steps) if s.get("verdict") != "pass"), len(steps))
     shown_raw = [s for s in steps[first_open:] if s.get("verdict") != "not-run"]
     # Passing cases need no step detail: the page stays small (every case's texts would not).
     detailed = verdict != "pass" or any(s.get("verdict") in DIFF_STEP_VERDICTS for s in steps)
+    shown = [_step_view(s, True) for s in shown_raw] if detailed else []
+    if not gist:
+        gist = next((f"step {s.index}: {s.diff.summary}" for s in shown if s.diff), "")
     return CaseView(
-        dom_id=_dom_id("case", [area, name], taken),
+        dom_id=ids.make("case", [area, name]),
         area=area,
         file=_text(raw.get("file")),
         name=name,
         description=_text(raw.get("description")),
         verdict=verdict,
         failing=verdict in FAILING,
-        message=_text(raw.get("message")),
+        message=message,
         duration=_seconds(raw.get("duration")),
-        stderr=_text(raw.get("stderr")),
+        stderr=_clip(_text(raw.get("stderr")), MAX_STDERR_CHARS, keep_end=True),
         rules=[_rule_ref(_text(a), rules, anchors) for a in raw.get("rules") or []],
         earlier=[_step_view(s, False) for s in steps[:first_open]] if detailed else [],
-        shown=[_step_view(s, True) for s in shown_raw] if detailed else [],
+        shown=shown,
         not_run=sum(1 for s in steps if s.get("verdict") == "not-run"),
+        reason=reason,
+        entry=entry,
+        hint=hint,
+        gist=_gist(gist),
     )
+
+
+def _unexpected_pass_hint(entry: str, expected_failures_file: str) -> str:
+    where = expected_failures_file or "the expected failures file"
+    return f"this case now passes: remove its entry `{entry}` from {where}"
 
 
 _GROUPS: tuple[tuple[str, str, str, bool], ...] = (
@@ -314,9 +384,11 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
     footer = results_doc.get("footer") or {}
     implementation = header.get("implementation") or {}
     anchors = frozenset(rules)
-    taken = set(rules)  # case ids must not collide with the rules' ids
+    ids = _Ids(rules)  # case ids must not collide with the rules' ids
+    options = header.get("options") or {}
+    listed_in = _text(options.get("expected_failures"))
     raw_cases = [c for c in results_doc.get("cases") or [] if isinstance(c, Mapping)]
-    cases = [_case_view(raw, rules, anchors, taken) for raw in raw_cases]
+    cases = [_case_view(raw, rules, anchors, ids, listed_in) for raw in raw_cases]
 
     grouped: dict[str, list[CaseView]] = {key: [] for key, *_ in _GROUPS}
     for raw, case in zip(raw_cases, cases, strict=True):
@@ -325,6 +397,7 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
             for s in raw.get("steps") or []
         )
         grouped[_group_of(case, equivalent)].append(case)
+    _fold(grouped)
     groups = [
         CaseGroup(key, title, note, any(c.failing for c in grouped[key]), grouped[key])
         for key, title, note, _ in _GROUPS
@@ -350,12 +423,12 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
         for area, members in areas.items()
     ]
 
-    by_rule: dict[str, list[CaseView]] = {anchor: [] for anchor in rules}
+    # By id, not by value: comparing whole case views would make this quadratic in the cases.
+    by_rule_ids: dict[str, dict[str, CaseView]] = {anchor: {} for anchor in rules}
     for case in cases:
         for ref in case.rules:
-            by_rule.setdefault(ref.anchor, [])
-            if case not in by_rule[ref.anchor]:
-                by_rule[ref.anchor].append(case)
+            by_rule_ids.setdefault(ref.anchor, {}).setdefault(case.dom_id, case)
+    by_rule = {anchor: list(members.values()) for anchor, members in by_rule_ids.items()}
     rule_totals = []
     for anchor, members in by_rule.items():
         rule = rules.get(anchor)
@@ -373,26 +446,24 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
             rule.title,
             markdown_html(rule.text, anchors),
             f"{rule.path.name}:{rule.line}" if rule.path else f"line {rule.line}",
-            [RuleCaseLink(c.dom_id, c.key, c.verdict) for c in by_rule.get(rule.anchor, [])],
+            [
+                RuleCaseLink(c.dom_id, c.key, c.verdict)
+                for c in by_rule.get(rule.anchor, [])[:MAX_RULE_CASE_LINKS]
+            ],
+            max(0, len(by_rule.get(rule.anchor, [])) - MAX_RULE_CASE_LINKS),
         )
         for rule in rules.values()
     ]
 
     failing_count = sum(1 for c in cases if c.failing)
+    interrupted = footer.get("interrupted") is True
     exit_code = footer.get("exit_code")
-    passed = failing_count == 0 and exit_code in (0, None)
-    if not cases:
-        status = "No cases were run."
-    elif failing_count:
-        status = f"{failing_count} of {len(cases)} cases failing"
-    else:
-        status = (
-            f"All {len(cases)} cases pass"
-            if counts.get("pass") == len(cases)
-            else (f"No failing case among {len(cases)}")
-        )
+    passed = failing_count == 0 and exit_code in (0, None) and not interrupted
+    # A skipped case was never judged (its area is not offered, or it was declined): it is not
+    # one of the cases that could fail.
+    judged = len(cases) - counts.get("skipped", 0)
+    status = _status(failing_count, judged, counts.get("pass", 0))
     name = _text(implementation.get("name"), "implementation")
-    options = header.get("options") or {}
     return ReportView(
         title=f"ctxconf report: {name} {_text(implementation.get('version'))}".strip(),
         impl_name=name,
@@ -416,7 +487,39 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
         rule_totals=rule_totals,
         groups=groups,
         rules=sections,
+        interrupted=(
+            f"This run was interrupted: only the {_count(len(cases), 'case')} it finished "
+            "are here; the others were not run."
+            if interrupted
+            else ""
+        ),
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def _status(failing: int, judged: int, passed: int) -> str:
+    if judged == 0:
+        return "No case was run."
+    if failing:
+        return f"{failing:,} of {_count(judged, 'case')} failing"
+    if passed == judged:
+        return f"All {_count(judged, 'case')} pass" if judged != 1 else "The 1 case passes"
+    return f"No failing case among {_count(judged, 'case')}"
+
+
+def _fold(grouped: Mapping[str, list[CaseView]]) -> None:
+    """Which cases with details start unfolded, and which carry them in a data block."""
+    detailed = [
+        (key, index) for key, *_ in _GROUPS if key != "passed" for index in range(len(grouped[key]))
+    ]
+    start_open = len(detailed) <= OPEN_CASES
+    for position, (key, index) in enumerate(detailed):
+        grouped[key][index] = replace(
+            grouped[key][index], open=start_open, lazy=position >= EAGER_CASES
+        )
 
 
 def _spec_source(rules: Mapping[str, Rule], fallback: str) -> str:
@@ -554,7 +657,7 @@ def load_results_document(path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ReportOutcome:
-    html_path: Path
+    html_path: Path | None  # None: no page was asked for (a comparison alone)
     comparison: Comparison | None
 
     @property
@@ -565,11 +668,17 @@ class ReportOutcome:
 def render_report(
     results_path: Path, html_path: Path | None = None, earlier_path: Path | None = None
 ) -> ReportOutcome:
-    """Re-render the report of a results file, compared with an earlier run when one is given."""
+    """Re-render the report of a results file, or compare it with an earlier run.
+
+    With an earlier run and no `html_path`, only the comparison is made: no page is written.
+    Without an earlier run the page goes to `html_path`, by default beside the results file.
+    """
     doc = load_results_document(results_path)
     comparison = None
     if earlier_path is not None:
         comparison = compare_results(load_results_document(earlier_path), doc, earlier_path.name)
+        if html_path is None:
+            return ReportOutcome(None, comparison)
     out = html_path or results_path.with_suffix(".html")
     write_html(doc, out, comparison=comparison)
     return ReportOutcome(out, comparison)

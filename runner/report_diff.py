@@ -1,22 +1,39 @@
 """Texts as escaped HTML with their whitespace visible, and expected beside actual as a diff.
 
-Every character of a text reaches the page through `markupsafe.escape`; spaces at the end of a
-line, tabs, carriage returns, other control characters, the end of each line and a missing final
-newline each become a small marked glyph. `diff_view` pairs the lines of two texts with difflib
-and marks changed lines and, within a changed line, the changed characters.
+What reaches the page is bounded by what is shown, not by what an implementation sent: a text
+longer than `MAX_SHOWN_LINES` lines or `MAX_SHOWN_CHARS` characters shows its head and its tail,
+with its full size and sha256 (the whole text stays in the results file); a line longer than
+`MAX_LINE_CHARS` shows its start and end; long runs of unchanged lines fold to a note.
+
+Every character reaches the page through `markupsafe.escape`, a run of ordinary characters at a
+time; spaces at the end of a line, tabs, carriage returns and other invisible characters each
+become a small marked glyph, and so does the end of each line. A missing final newline is named
+only where the two sides differ in it. `diff_view` pairs the lines of two texts with difflib and
+marks changed lines and, within a changed line, the changed words.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
+import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
 
 from markupsafe import Markup, escape
 
+# Per side of a diff (or per shown text): beyond either, only its head and tail are shown.
+MAX_SHOWN_LINES = 2000
+MAX_SHOWN_CHARS = 200_000
+# A longer line shows its first and last halves of this many characters.
+MAX_LINE_CHARS = 4000
 # Beyond this many characters a changed line is marked whole: difflib's matcher is quadratic.
-_INTRALINE_LIMIT = 2000
+INTRALINE_LIMIT = 2000
+# Unchanged lines kept around a change; a longer unchanged run folds to one note.
+CONTEXT_LINES = 5
 
 
 @dataclass(frozen=True)
@@ -38,177 +55,404 @@ class DiffRow:
 class DiffView:
     rows: list[DiffRow]
     summary: str
+    notes: tuple[str, ...] = ()  # the size and sha256 of a text shown only in part
 
 
-_NOEOL = ""  # token for the end of a last line that has no newline
-# Glyphs that common monospace fonts have; other invisible characters are shown as escapes.
-_TAB = Markup('<span class="tab" title="tab">→</span>')
-_EOL = Markup('<span class="eol" title="end of line">↵</span>')
-_NO_EOL = Markup('<span class="noeol" title="no newline at the end">no final newline</span>')
+# ---------------------------------------------------------------- lines, bounded
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    text: str  # without its line end; for a cut line, its start and end joined
+    newline: bool
+    cut_at: int  # where the left-out middle of a cut line was (0: the line is whole)
+    cut: int  # characters left out of the middle
+    digest: str  # sha256 of a cut line's whole text, so that two cut lines compare whole
+
+    @property
+    def key(self) -> str:
+        # Lines are aligned on their text without trailing blanks and line ends, so that a text
+        # that differs only there (CRLF, spaces at the end) pairs each line with its counterpart.
+        return self.digest or self.text.rstrip(" \t\r")
+
+    def same_as(self, other: _Line) -> bool:
+        return (self.text, self.newline, self.cut, self.digest) == (
+            other.text,
+            other.newline,
+            other.cut,
+            other.digest,
+        )
+
+
+def _make_line(number: int, raw: str, newline: bool) -> _Line:
+    if len(raw) <= MAX_LINE_CHARS:
+        return _Line(number, raw, newline, 0, 0, "")
+    half = MAX_LINE_CHARS // 2
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+    return _Line(number, raw[:half] + raw[-half:], newline, half, len(raw) - 2 * half, digest)
+
+
+@dataclass(frozen=True)
+class _Side:
+    """A text's shown lines: all of them, or a head and a tail with what lies between named."""
+
+    head: list[_Line]
+    tail: list[_Line]
+    total_lines: int
+    note: str  # "" when the whole text is shown
+
+    @property
+    def clipped(self) -> bool:
+        return bool(self.note)
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if text == "" or text.endswith("\n") else 1)
+
+
+def _size_and_digest(text: str) -> tuple[int, str]:
+    digest, size, step = hashlib.sha256(), 0, 1 << 20
+    for start in range(0, len(text), step):  # in slices: no second copy of a huge text
+        chunk = text[start : start + step].encode("utf-8", "surrogatepass")
+        digest.update(chunk)
+        size += len(chunk)
+    return size, digest.hexdigest()
+
+
+def _forward(text: str, stop: int, lines: int, chars: int) -> tuple[list[_Line], int]:
+    """Lines from the start of `text` (not past `stop`) within the budgets, and where they end."""
+    found: list[_Line] = []
+    position = used = 0
+    while position < stop and len(found) < lines and used < chars:
+        end = text.find("\n", position, stop)
+        newline = end != -1
+        end = stop if end == -1 else end
+        line = _make_line(len(found) + 1, text[position:end], newline)
+        found.append(line)
+        used += len(line.text) + 1
+        position = end + 1 if newline else end
+    return found, position
+
+
+def _backward(text: str, start: int, lines: int, chars: int, total: int) -> list[_Line]:
+    """Lines from the end of `text` (not before `start`) within the budgets, numbered by `total`."""
+    raw: list[tuple[str, bool]] = []
+    end, used = len(text), 0
+    if text.endswith("\n"):
+        end -= 1
+        raw_newline = True
+    else:
+        raw_newline = False
+    while end > start and len(raw) < lines and used < chars:
+        begin = text.rfind("\n", start, end) + 1
+        begin = max(begin, start)
+        raw.append((text[begin:end], raw_newline))
+        used += min(end - begin, MAX_LINE_CHARS) + 1
+        raw_newline = True
+        end = begin - 1
+    raw.reverse()
+    first = total - len(raw) + 1
+    return [_make_line(first + i, body, nl) for i, (body, nl) in enumerate(raw)]
+
+
+def _side(text: str, what: str) -> _Side:
+    total = _line_count(text)
+    if total <= MAX_SHOWN_LINES and len(text) <= MAX_SHOWN_CHARS:
+        lines, _ = _forward(text, len(text), total, len(text) + total + 1)
+        return _Side(lines, [], total, "")
+    half_lines, half_chars = MAX_SHOWN_LINES // 2, MAX_SHOWN_CHARS // 2
+    head, head_end = _forward(text, len(text), half_lines, half_chars)
+    tail = _backward(text, head_end, half_lines, half_chars, total)
+    size, digest = _size_and_digest(text)
+    shown = f"its first {_lines(len(head))}" + (f" and last {_lines(len(tail))}" if tail else "")
+    note = (
+        f"{what}: {_lines(total)}, {_size(size)}, sha256 {digest}; shown: {shown}. "
+        "The whole text is in the results file."
+    )
+    return _Side(head, tail, total, note)
+
+
+def _lines(count: int) -> str:
+    return f"{count:,} line{'' if count == 1 else 's'}"
+
+
+def _size(size: int) -> str:
+    if size < 1000:
+        return f"{size} byte{'' if size == 1 else 's'}"
+    unit, scale = ("MB", 1_000_000) if size >= 1_000_000 else ("kB", 1000)
+    return f"{size / scale:,.1f} {unit} ({size:,} bytes)"
+
+
+# ---------------------------------------------------------------- escaping
+
+
+_EOL = '<span class="eol" title="end of line">↵</span>'
+_NO_EOL = '<span class="noeol" title="no newline at the end">no final newline</span>'
+_CHANGED = '<span class="chg">'
 
 
 def _escape_code(char: str) -> str:
-    code = ord(char)
     if char == "\r":
         return "\\r"
+    code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def _char_html(char: str, trailing: bool) -> Markup:
-    if char == "\n":
-        return _EOL
-    if char == _NOEOL:
-        return _NO_EOL
+@lru_cache(maxsize=4096)
+def _char_html(char: str, trailing: bool) -> str:
+    """One character that `str.isprintable` refuses, or a space or tab at the end of a line."""
     if char == " ":
-        if trailing:
-            return Markup('<span class="ws trail" title="space at end of line">·</span>')
-        return Markup(" ")
+        return '<span class="ws trail" title="space at end of line">·</span>' if trailing else " "
     if char == "\t":
-        return (
-            Markup('<span class="tab trail" title="tab at end of line">→</span>')
-            if trailing
-            else _TAB
-        )
-    category = unicodedata.category(char)
-    if category in ("Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn"):
-        kind = "cr" if char == "\r" else "ws"
-        name = "carriage return" if char == "\r" else unicodedata.name(char, "control character")
-        return Markup('<span class="{}{}" title="{} U+{:04X}">{}</span>').format(
+        if trailing:
+            return '<span class="tab trail" title="tab at end of line">→</span>'
+        return '<span class="tab" title="tab">→</span>'
+    if char.isprintable():
+        return str(escape(char))
+    kind = "cr" if char == "\r" else "ws"
+    name = "carriage return" if char == "\r" else unicodedata.name(char, "control character")
+    return str(
+        Markup('<span class="{}{}" title="{} U+{:04X}">{}</span>').format(
             kind, " trail" if trailing else "", name.lower(), ord(char), _escape_code(char)
         )
-    return escape(char)
+    )
 
 
-def _split_lines(text: str) -> list[list[str]]:
-    """Lines as token lists: each character, then "\\n" or the no-final-newline token."""
-    if text == "":
-        return []
-    parts = text.split("\n")
-    lines = [[*part, "\n"] for part in parts[:-1]]
-    if parts[-1]:
-        lines.append([*parts[-1], _NOEOL])
-    return lines
+def _escape_run(text: str, trailing: bool) -> str:
+    if not trailing and text.isprintable():
+        return str(escape(text))  # the common case: one call for the whole run
+    return "".join(_char_html(char, trailing) for char in text)
 
 
-def _line_html(tokens: Sequence[str], changed: Sequence[bool] | None = None) -> Markup:
-    body_end = len(tokens) - 1 if tokens and tokens[-1] in ("\n", _NOEOL) else len(tokens)
-    trail_from = body_end
-    while trail_from > 0 and tokens[trail_from - 1] in (" ", "\t", "\r"):
-        trail_from -= 1
+def _line_html(
+    line: _Line, changed: Sequence[tuple[int, int]] = (), end: str = "", end_changed: bool = False
+) -> Markup:
+    """A line's text, escaped, with `changed` character spans marked and `end` after it."""
+    text = line.text
+    trail_from = len(text.rstrip(" \t\r"))
+    cuts = {0, len(text), trail_from}
+    if line.cut:
+        cuts.add(line.cut_at)
+    for start, stop in changed:
+        cuts.update((start, stop))
+    bounds = sorted(c for c in cuts if 0 <= c <= len(text))
     pieces: list[str] = []
     marking = False
-    for index, token in enumerate(tokens):
-        mark = bool(changed and changed[index])
+    span = 0  # `changed` is sorted and its spans do not overlap
+    for start, stop in pairwise(bounds):
+        while span < len(changed) and changed[span][1] <= start:
+            span += 1
+        mark = span < len(changed) and changed[span][0] <= start
         if mark != marking:
-            pieces.append('<span class="chg">' if mark else "</span>")
+            pieces.append(_CHANGED if mark else "</span>")
             marking = mark
-        pieces.append(_char_html(token, trailing=trail_from <= index < body_end))
+        if line.cut and start == line.cut_at:
+            pieces.append(
+                f'<span class="cut">… {line.cut:,} characters not shown (the whole line\'s '
+                f"sha256 starts {line.digest[:12]}) …</span>"
+            )
+        pieces.append(_escape_run(text[start:stop], trailing=start >= trail_from))
+    if marking and not end_changed:
+        pieces.append("</span>")
+        marking = False
+    if end_changed and end and not marking:
+        pieces.append(_CHANGED)
+        marking = True
+    pieces.append(end)
     if marking:
         pieces.append("</span>")
     return Markup("".join(pieces))
 
 
+def _end(line: _Line, name_missing: bool) -> str:
+    if line.newline:
+        return _EOL
+    return _NO_EOL if name_missing else ""
+
+
+def _note(text: str) -> Cell:
+    return Cell("note", None, Markup('<span class="empty">{}</span>').format(text))
+
+
 def text_cells(text: str) -> list[Cell]:
-    """A text as numbered lines with its whitespace and line ends visible."""
-    lines = _split_lines(text)
-    if not lines:
-        return [Cell("note", None, Markup('<span class="empty">(empty text)</span>'))]
-    return [Cell("same", number, _line_html(tokens)) for number, tokens in enumerate(lines, 1)]
+    """A text as numbered lines with its whitespace and line ends visible (head and tail only
+    of a long one)."""
+    if text == "":
+        return [_note("(empty text)")]
+    side = _side(text, "Text")
+    cells = [_note(side.note)] if side.clipped else []
+    cells += [
+        Cell("same", line.number, _line_html(line, end=_end(line, False))) for line in side.head
+    ]
+    if _gap(side):
+        cells.append(_note(_gap(side)))
+        cells += [
+            Cell("same", line.number, _line_html(line, end=_end(line, False))) for line in side.tail
+        ]
+    return cells
 
 
-def _words(tokens: list[str]) -> list[tuple[int, int]]:
-    """Spans of a line's tokens: a run of letters and digits, or any other single character."""
-    spans: list[tuple[int, int]] = []
-    for index, token in enumerate(tokens):
-        if index and _is_word(token) and _is_word(tokens[index - 1]):
-            spans[-1] = (spans[-1][0], index + 1)
-        else:
-            spans.append((index, index + 1))
-    return spans
+def _gap(side: _Side) -> str:
+    """The note between a clipped text's head and tail ("" when no whole line is left out)."""
+    left_out = side.total_lines - len(side.head) - len(side.tail)
+    first = len(side.head) + 1
+    if left_out <= 0:
+        return ""
+    return f"… {_lines(left_out)} not shown (lines {first:,} to {first + left_out - 1:,}) …"
 
 
-def _is_word(token: str) -> bool:
-    return bool(token) and (token.isalnum() or token == "_")
+# ---------------------------------------------------------------- the diff
 
 
-def _intraline(a: list[str], b: list[str]) -> tuple[list[bool], list[bool]]:
-    # Words are compared whole: a changed word is marked whole rather than as scattered letters
-    # that happen to match; whitespace and punctuation are compared character by character.
-    if len(a) > _INTRALINE_LIMIT or len(b) > _INTRALINE_LIMIT:
-        return [True] * len(a), [True] * len(b)
-    words_a, words_b = _words(a), _words(b)
-    marks_a, marks_b = [True] * len(a), [True] * len(b)
+_WORD = re.compile(r"\w+|\W", re.UNICODE)
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    """Spans of a line: a run of letters, digits and underscores, or any other single character."""
+    return [match.span() for match in _WORD.finditer(text)]
+
+
+def _intraline(a: _Line, b: _Line) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The changed character spans of two paired lines. Words are compared whole: a changed word
+    is marked whole rather than as scattered letters that happen to match."""
+    if a.cut or b.cut or len(a.text) > INTRALINE_LIMIT or len(b.text) > INTRALINE_LIMIT:
+        return [(0, len(a.text))], [(0, len(b.text))]
+    words_a, words_b = _words(a.text), _words(b.text)
     matcher = difflib.SequenceMatcher(
         None,
-        ["".join(a[start:end]) for start, end in words_a],
-        ["".join(b[start:end]) for start, end in words_b],
+        [a.text[s:e] for s, e in words_a],
+        [b.text[s:e] for s, e in words_b],
         autojunk=False,
     )
+    kept_a: list[tuple[int, int]] = []
+    kept_b: list[tuple[int, int]] = []
     for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            start, end = words_a[block.a + offset]
-            marks_a[start:end] = [False] * (end - start)
-            start, end = words_b[block.b + offset]
-            marks_b[start:end] = [False] * (end - start)
-    return marks_a, marks_b
+        if block.size:
+            kept_a.append((words_a[block.a][0], words_a[block.a + block.size - 1][1]))
+            kept_b.append((words_b[block.b][0], words_b[block.b + block.size - 1][1]))
+    return _complement(kept_a, len(a.text)), _complement(kept_b, len(b.text))
+
+
+def _complement(kept: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    spans, position = [], 0
+    for start, stop in kept:
+        if start > position:
+            spans.append((position, start))
+        position = stop
+    if position < length:
+        spans.append((position, length))
+    return spans
 
 
 _FILLER = Cell("filler", None, Markup(""))
 
 
-def _line_key(tokens: list[str]) -> str:
-    # Lines are aligned on their text without trailing blanks and line ends, so that a text that
-    # differs only there (CRLF, spaces at the end) pairs each line with its counterpart.
-    return "".join(tokens).rstrip(" \t\r\n")
+class _Differ:
+    """Rows for pairs of line lists, naming a missing final newline only where the sides differ."""
+
+    def __init__(self, name_missing_newline: bool) -> None:
+        self.name_missing = name_missing_newline
+
+    def cell(self, kind: str, line: _Line, whole: bool) -> Cell:
+        spans = [(0, len(line.text))] if whole else []
+        end = _end(line, self.name_missing)
+        return Cell(kind, line.number, _line_html(line, spans, end, end_changed=whole))
+
+    def pair(self, a: _Line, b: _Line) -> DiffRow:
+        if a.same_as(b):
+            return DiffRow(self.cell("same", a, False), self.cell("same", b, False))
+        spans_a, spans_b = _intraline(a, b)
+        ends_differ = a.newline != b.newline
+        return DiffRow(
+            Cell("del", a.number, _line_html(a, spans_a, _end(a, self.name_missing), ends_differ)),
+            Cell("ins", b.number, _line_html(b, spans_b, _end(b, self.name_missing), ends_differ)),
+        )
+
+    def rows(self, left: list[_Line], right: list[_Line]) -> Iterator[DiffRow]:
+        matcher = difflib.SequenceMatcher(
+            None, [line.key for line in left], [line.key for line in right], autojunk=False
+        )
+        for _tag, a0, a1, b0, b1 in matcher.get_opcodes():
+            for offset in range(max(a1 - a0, b1 - b0)):
+                i, j = a0 + offset, b0 + offset
+                if i < a1 and j < b1:
+                    yield self.pair(left[i], right[j])
+                elif i < a1:
+                    yield DiffRow(self.cell("del", left[i], True), _FILLER)
+                else:
+                    yield DiffRow(_FILLER, self.cell("ins", right[j], True))
 
 
-def _pair(a: list[str], b: list[str], i: int, j: int) -> DiffRow:
-    if a == b:
-        return DiffRow(Cell("same", i + 1, _line_html(a)), Cell("same", j + 1, _line_html(b)))
-    marks_a, marks_b = _intraline(a, b)
-    return DiffRow(
-        Cell("del", i + 1, _line_html(a, marks_a)), Cell("ins", j + 1, _line_html(b, marks_b))
-    )
+def _fold_unchanged(rows: list[DiffRow]) -> list[DiffRow]:
+    """Long runs of unchanged rows as one note, keeping `CONTEXT_LINES` beside each change."""
+    folded: list[DiffRow] = []
+    run: list[DiffRow] = []
 
+    def flush(at_end: bool) -> None:
+        keep_before = 0 if not folded else CONTEXT_LINES
+        keep_after = 0 if at_end else CONTEXT_LINES
+        if len(run) > keep_before + keep_after + 1:
+            hidden = len(run) - keep_before - keep_after
+            note = _note(f"… {_lines(hidden)} unchanged …")
+            folded.extend(run[:keep_before])
+            folded.append(DiffRow(note, note))
+            folded.extend(run[len(run) - keep_after :])
+        else:
+            folded.extend(run)
+        run.clear()
 
-def _empty_note(text: str) -> Cell:
-    return Cell("note", None, Markup('<span class="empty">{}</span>').format(text))
+    for row in rows:
+        if row.expected.kind == "same" and row.actual.kind == "same":
+            run.append(row)
+        else:
+            if run:
+                flush(at_end=False)
+            folded.append(row)
+    if run:
+        if folded:
+            flush(at_end=True)
+        else:
+            folded.extend(run)  # identical texts: nothing to fold around
+    return folded
 
 
 def diff_view(expected: str, actual: str | None) -> DiffView:
-    """Expected beside actual, line by line, with changed lines and characters marked."""
-    left = _split_lines(expected)
-    rows: list[DiffRow]
+    """Expected beside actual, line by line, with changed lines and words marked."""
+    left = _side(expected, "Expected text")
     if actual is None:
-        rows = [DiffRow(Cell("del", n, _line_html(t)), _FILLER) for n, t in enumerate(left, 1)]
-        rows = rows or [DiffRow(_empty_note("(empty text)"), _FILLER)]
-        rows[0] = DiffRow(rows[0].expected, _empty_note("(nothing received)"))
-        return DiffView(rows, "no output received for this step")
-    right = _split_lines(actual)
-    rows = []
-    matcher = difflib.SequenceMatcher(
-        None, [_line_key(t) for t in left], [_line_key(t) for t in right], autojunk=False
+        differ = _Differ(False)
+        rows = [DiffRow(differ.cell("del", line, False), _FILLER) for line in left.head]
+        rows = rows or [DiffRow(_note("(empty text)"), _FILLER)]
+        rows[0] = DiffRow(rows[0].expected, _note("(nothing received)"))
+        notes = (left.note,) if left.clipped else ()
+        return DiffView(rows, "no output received for this step", notes)
+    right = _side(actual, "Actual text")
+    differs_in_newline = (
+        bool(expected) and bool(actual) and (expected.endswith("\n") != actual.endswith("\n"))
     )
-    for _tag, a0, a1, b0, b1 in matcher.get_opcodes():
-        for offset in range(max(a1 - a0, b1 - b0)):
-            i, j = a0 + offset, b0 + offset
-            if i < a1 and j < b1:
-                rows.append(_pair(left[i], right[j], i, j))
-            elif i < a1:
-                rows.append(
-                    DiffRow(Cell("del", i + 1, _line_html(left[i], [True] * len(left[i]))), _FILLER)
-                )
-            else:
-                rows.append(
-                    DiffRow(
-                        _FILLER, Cell("ins", j + 1, _line_html(right[j], [True] * len(right[j])))
-                    )
-                )
-    if not rows:
-        rows.append(DiffRow(_empty_note("(empty text)"), _empty_note("(empty text)")))
-    differing = sum(1 for row in rows if row.expected.kind != "same")
-    if differing == 0:
-        summary = "identical texts"
+    differ = _Differ(differs_in_newline)
+    rows = list(differ.rows(left.head, right.head))
+    clipped = left.clipped or right.clipped
+    if clipped:
+        tail = list(differ.rows(left.tail, right.tail))
+        differing = _differing(rows) + _differing(tail)
+        gaps = [_note(_gap(side)) if _gap(side) else _FILLER for side in (left, right)]
+        gap = [DiffRow(*gaps)] if _gap(left) or _gap(right) else []
+        rows = [*_fold_unchanged(rows), *gap, *_fold_unchanged(tail)]
     else:
-        summary = f"{differing} line{'s' if differing != 1 else ''} differ"
-    return DiffView(rows, summary)
+        differing = _differing(rows)
+        rows = _fold_unchanged(rows)
+    if not rows:
+        rows.append(DiffRow(_note("(empty text)"), _note("(empty text)")))
+    if differing == 0:
+        summary = "no difference among the lines shown" if clipped else "identical texts"
+    else:
+        summary = f"{differing:,} line{'s' if differing != 1 else ''} differ"
+        summary += " among those shown" if clipped else ""
+    notes = tuple(side.note for side in (left, right) if side.clipped)
+    return DiffView(rows, summary, notes)
+
+
+def _differing(rows: list[DiffRow]) -> int:
+    return sum(1 for row in rows if row.expected.kind != "same" or row.actual.kind != "same")

@@ -1,4 +1,5 @@
-"""`ctxconf report RESULTS.json [--html OUT] [--compare EARLIER.json]`: re-render a run's report.
+"""`ctxconf report RESULTS.json [--html OUT] [--compare EARLIER.json]`: re-render a run's report,
+or compare it with an earlier run (a page too only when --html is given).
 
 Exit codes: 0 written; 1 written, and --compare found newly failing cases; 2 a results file that
 cannot be read, is not valid, or was cut short.
@@ -19,7 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "results", type=Path, metavar="RESULTS.json", help="a `ctxconf run` results file"
     )
     parser.add_argument(
-        "--html", type=Path, metavar="OUT", help="where to write the page (default: RESULTS.html)"
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="where to write the page (default: RESULTS.html; with --compare: none unless given)",
     )
     parser.add_argument(
         "--compare",
@@ -40,5 +44,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if outcome.comparison is not None:
         print(format_comparison(outcome.comparison))
-    print(f"wrote {outcome.html_path}")
+    if outcome.html_path is not None:
+        print(f"wrote {outcome.html_path}")
     return outcome.exit_code
