@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from ctxconf import __version__
+from ctxconf.about import ABOUT, GUIDE
 from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 # Subcommand name -> module in ctxconf.commands with `add_arguments(parser)` and `run(args) -> int`.
@@ -35,7 +36,12 @@ def _module_name(command: str) -> str:
 def build_parser(only: str | None) -> argparse.ArgumentParser:
     """The parser; with `only`, the arguments of that one command alone are set up, so that a
     run imports its own command's module and no other (they pull in jsonschema, jinja2, …)."""
-    parser = argparse.ArgumentParser(prog="ctxconf", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="ctxconf",
+        description=ABOUT,
+        epilog=GUIDE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the guide's columns
+    )
     parser.add_argument("--version", action="version", version=f"ctxconf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in COMMANDS.items():
