@@ -8,34 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.jsonpos import value_spans
+from ctxconf.specfile import SpecFileError, read_case_file
 
-
-class SpecFileError(Exception):
-    """A spec file that cannot be read as JSON; the message names the file and line:column."""
+__all__ = ["FoundCase", "SpecFileError", "case_names", "find_case", "read_cases", "read_json"]
 
 
 def read_json(path: Path) -> tuple[str, Any]:
-    """The text of a spec file and its data, or SpecFileError saying where it is broken."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise SpecFileError(f"{path}: cannot be read: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise SpecFileError(f"{path}: not UTF-8 text: {error.reason}") from None
-    try:
-        return text, json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SpecFileError(
-            f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}; "
-            "ctxconf validate lists every problem"
-        ) from None
+    """The text of a case file and its data, or SpecFileError saying where it is broken."""
+    document = read_case_file(path)
+    return document.text, document.data
 
 
 def read_cases(path: Path) -> list[dict[str, Any]]:
     """The cases of a case file (SpecFileError when it is not one)."""
-    _, data = read_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-        raise SpecFileError(f'{path}: not a case file (an object with "cases")')
+    data = read_case_file(path).data
     return [case for case in data["cases"] if isinstance(case, dict)]
 
 
@@ -56,11 +42,7 @@ def find_case(files: list[Path], name: str) -> FoundCase | None:
 
 
 def case_names(files: list[Path]) -> list[str]:
-    return [
-        case.get("name", "")
-        for path in files
-        for case in read_cases(path)
-    ]
+    return [case.get("name", "") for path in files for case in read_cases(path)]
 
 
 def indent_at(text: str, offset: int) -> str:

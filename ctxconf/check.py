@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxconf.lint import lint_spec
-from ctxconf.reference.config import read_loop
 from ctxconf.regen import regenerate
+from ctxconf.specfile import list_case_files, plural, read_loop
 from ctxconf.validate import validate_spec
 
 
@@ -24,8 +24,12 @@ def _reference_run(spec: Path) -> list[str]:
     """The reference run as any implementation is run: through the runner, its protocol checks
     and its verdicts (whether the texts are current is regen --check's part)."""
     from ctxconf.runner.engine import RunOptions, run_suite
+    from ctxconf.runner.errors import RunnerError
 
-    results = run_suite(RunOptions(impl="reference", spec_dir=spec))
+    try:
+        results = run_suite(RunOptions(impl="reference", spec_dir=spec))
+    except RunnerError as error:  # input the other stages let through: a problem, not a crash
+        return [error.message]
     return [
         f"{case.file}: {case.name}: {case.verdict}" + (f": {case.message}" if case.message else "")
         for case in results.cases
@@ -34,13 +38,14 @@ def _reference_run(spec: Path) -> list[str]:
 
 
 def _regen_check(spec: Path) -> list[str]:
-    result = regenerate(sorted((spec / "conformance").glob("*.json")), read_loop(spec), check=True)
+    result = regenerate(list_case_files(spec), read_loop(spec), check=True)
     return [
         f"{c.file.name}: {c.name}: "
         + (
             "disagrees with the authors' case"
             if c.authors
-            else f"{len(c.steps)} expected texts are stale; run ctxconf regen"
+            else f"{plural(len(c.steps), 'expected text')} "
+            f"{'is' if len(c.steps) == 1 else 'are'} stale; run ctxconf regen"
         )
         for c in result.changes
     ] + result.errors

@@ -14,7 +14,9 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from ctxconf import limits
 
 _WHITESPACE = " \t\n\r"
 
@@ -49,10 +51,13 @@ class _Constant:
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.decoder = json.JSONDecoder(parse_constant=_Constant)
+        self.decoder = json.JSONDecoder(
+            parse_constant=_Constant, parse_int=limits.parse_int, parse_float=limits.parse_float
+        )
         self.line_starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
         self.found: dict[str, Position] = {}
         self.ends: dict[str, int] = {}
+        self.duplicates: list[tuple[str, Position]] = []
 
     def position(self, offset: int) -> Position:
         index = bisect.bisect_right(self.line_starts, offset) - 1
@@ -78,6 +83,8 @@ class _Scanner:
             value, end = self.decoder.raw_decode(self.text, offset)
         except json.JSONDecodeError:
             raise self.fail("Expecting value", offset) from None
+        except limits.LimitError as error:
+            raise self.fail(str(error), offset) from None
         if isinstance(value, _Constant):
             raise self.fail(f"{value.name} is not a JSON value", offset)
         return value, end
@@ -107,11 +114,13 @@ class _Scanner:
             return offset + 1
         while True:
             offset = self.expect(offset, '"', "Expecting property name enclosed in double quotes")
+            key_start = offset
             key, offset = self.scalar(offset)
             assert isinstance(key, str)
             offset = self.expect(offset, ":", "Expecting ':' delimiter")
             member = at + "/" + escape(key)
             if member in self.found:
+                self.duplicates.append((member, self.position(key_start)))
                 self.forget(member)
             offset = self.value(offset + 1, member)
             offset = self.expect(offset, ",}", "Expecting ',' delimiter")
@@ -138,6 +147,23 @@ def _scan(text: str) -> _Scanner:
     if end != len(text):
         raise scanner.fail("Extra data", end)
     return scanner
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Where each value starts and ends, and the keys given twice in one object (each with
+    where its second mention starts)."""
+
+    positions: dict[str, Position]
+    ends: dict[str, int]
+    duplicates: list[tuple[str, Position]] = field(default_factory=list)
+
+
+def scan(text: str) -> Scan:
+    """The scan of a document: raises `json.JSONDecodeError` where `text` is not JSON within
+    ctxconf's limits (NaN, Infinity, numbers too large or too long count as not JSON)."""
+    scanner = _scan(text)
+    return Scan(scanner.found, scanner.ends, scanner.duplicates)
 
 
 def value_spans(text: str) -> dict[str, tuple[int, int]]:

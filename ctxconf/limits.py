@@ -40,6 +40,11 @@ def _float(literal: str) -> float:
     return value
 
 
+# The number hooks, for other decoders that keep to the same limits (the spec reader's scan).
+parse_int = _int
+parse_float = _float
+
+
 def _constant(name: str) -> Any:
     raise LimitError(f"{name} is not JSON (JSON has no NaN or Infinity)")
 

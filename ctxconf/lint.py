@@ -21,7 +21,14 @@ from ctxconf import reference
 from ctxconf.casefile import read_json
 from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
-from ctxconf.spec_rules import SpecRulesError, parse_rules
+from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
+from ctxconf.specfile import (
+    SpecFileError,
+    display,
+    list_case_files,
+    read_json_document,
+    read_text_file,
+)
 
 ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
 # `name` (value): the value plain, or a JSON string that may hold parentheses of its own.
@@ -203,7 +210,7 @@ def check_template_lines(md_path: Path, md: str, templates: dict[str, str]) -> I
 
 def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
     anchors: dict[str, tuple[Path, int]] = {}
-    for md in sorted(spec.glob("*.md")):
+    for md in markdown_files(spec):
         try:
             rules = parse_rules(md.read_text(encoding="utf-8"), md)
         except SpecRulesError as error:
@@ -285,7 +292,7 @@ def check_versions(
     spec: Path, loop_text: str, loop: dict[str, Any], cases_by_file: dict[Path, Any]
 ) -> Iterator[Finding]:
     version = loop.get("version")
-    for md in sorted(spec.glob("*.md")):
+    for md in markdown_files(spec):
         md_text = md.read_text(encoding="utf-8")
         match = _VERSION_LINE.search(md_text)
         if match is None:
@@ -348,12 +355,18 @@ def _area_templates(loop: dict[str, Any], area: str) -> dict[str, str]:
 def lint_spec(spec: Path) -> list[Finding]:
     """Every disagreement between the parts of the spec folder `spec`, sorted by file and line."""
     loop_path = spec / "loop.json"
-    loop_text, loop = read_json(loop_path)
+    # Read as JSON, not held to its schema: an unknown template is a finding of its own here.
+    loop_document = read_json_document(loop_path)
+    if not isinstance(loop_document.data, dict):
+        raise SpecFileError(display(loop_path), "loop.json is a JSON object", place=(1, 1))
+    loop_text, loop = loop_document.text, loop_document.data
     cases_by_file: dict[Path, Any] = {}
-    for path in sorted((spec / "conformance").glob("*.json")):
+    for path in list_case_files(spec):
         cases_by_file[path] = read_json(path)
+    for md_path in markdown_files(spec):
+        read_text_file(md_path)  # refused here, with its place, before any check reads it
     findings: list[Finding] = []
-    for md_path in sorted(spec.glob("*.md")):
+    for md_path in markdown_files(spec):
         md = md_path.read_text(encoding="utf-8")
         area = md_path.stem  # context.md is the text of loop.json's context, and so on
         section = loop.get(area) if isinstance(loop.get(area), dict) else {}

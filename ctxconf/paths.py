@@ -22,3 +22,10 @@ def bundled_spec_dir() -> Path:
 
 def schemas_dir() -> Path:
     return _data_dir("schemas")
+
+
+def is_installed_bundle(folder: Path) -> bool:
+    """Whether `folder` is the spec inside an installed package (a wheel's copy, which a spec
+    editor must never edit in place), not the spec of a checkout."""
+    inside = _PACKAGE / "spec"
+    return inside.is_dir() and folder.resolve() == inside.resolve()

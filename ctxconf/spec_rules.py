@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxconf.specfile import SpecFileError, read_text_file
+
 ANCHOR_PATTERN = r"[a-z]+(?:\.[a-z0-9-]+)+"
 _RULE_HEADING = re.compile(rf"^### `(?P<anchor>{ANCHOR_PATTERN})` (?P<title>\S.*?)\s*$")
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
@@ -111,9 +113,15 @@ def parse_rules(text: str, path: Path | None = None) -> dict[str, Rule]:
     return rules
 
 
+def markdown_files(spec_dir: Path) -> list[Path]:
+    """Every markdown file at the top level of a spec folder, by name (dot-files are an
+    editor's, not the spec's)."""
+    return sorted(p for p in spec_dir.glob("*.md") if not p.name.startswith("."))
+
+
 def spec_files(spec_dir: Path) -> list[Path]:
-    """Every markdown file at the top level of a spec folder, by name."""
-    return sorted(p for p in spec_dir.glob("*.md") if p.is_file())
+    """Every readable markdown file at the top level of a spec folder, by name."""
+    return [p for p in markdown_files(spec_dir) if p.is_file()]
 
 
 def load_rules(spec_dir: Path, *, strict: bool = True) -> dict[str, Rule]:
@@ -125,7 +133,14 @@ def load_rules(spec_dir: Path, *, strict: bool = True) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     problems: list[RuleProblem] = []
     for path in spec_files(spec_dir):
-        found, file_problems = _scan(path.read_text(encoding="utf-8"), path)
+        try:
+            text = read_text_file(path)
+        except SpecFileError as error:
+            if strict:
+                raise
+            problems.append(RuleProblem(path, error.line or 1, error.reason))
+            continue
+        found, file_problems = _scan(text, path)
         problems.extend(file_problems)
         for anchor, rule in found.items():
             if anchor in rules:

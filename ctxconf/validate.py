@@ -30,10 +30,19 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from ctxconf.jsonpos import Position, escape, pointer, positions
+from ctxconf.jsonpos import Position, escape, pointer
 from ctxconf.paths import bundled_spec_dir, schemas_dir
+from ctxconf.specfile import (
+    CASES,
+    LOOP,
+    SpecFileError,
+    SpecJson,
+    display,
+    kind_of,
+    list_case_files,
+    read_json_document,
+)
 
-LOOP, CASES = "loop", "cases"
 # The schema of each kind of file, in schemas/.
 SCHEMAS: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
 _CAP_PARTS = ("lines", "chars")
@@ -82,19 +91,12 @@ class _Loop:
     cap: Mapping[str, object]
 
 
-def _display(path: Path) -> str:
-    # The path as the user gave it, or relative to the working folder when that is shorter.
-    if path.is_absolute():
-        try:
-            relative = os.path.relpath(path)
-        except ValueError:  # another drive, on Windows
-            return str(path)
-        return str(path) if relative.startswith("..") else relative
-    return str(path)
+_display = display
 
 
 def _is_spec_dir(path: Path) -> bool:
-    return (path / "loop.json").is_file()
+    # Whatever loop.json is (a FIFO, a folder, a dangling link), reading it says what is wrong.
+    return os.path.lexists(path / "loop.json")
 
 
 def spec_files(spec_dir: Path) -> list[Path]:
@@ -109,7 +111,13 @@ def spec_files(spec_dir: Path) -> list[Path]:
             "is not a spec folder: it has no loop.json",
             "give the folder that holds loop.json and conformance/",
         )
-    return [spec_dir / "loop.json", *sorted((spec_dir / "conformance").glob("*.json"))]
+    try:
+        cases = list_case_files(spec_dir)
+    except SpecFileError as error:
+        raise UnusableInput(
+            error.file, error.reason, "a spec folder keeps its cases in conformance/*.json"
+        ) from None
+    return [spec_dir / "loop.json", *cases]
 
 
 def collect_files(paths: Iterable[Path]) -> list[Path]:
@@ -124,7 +132,7 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
                     "give JSON files, or a folder that holds loop.json and conformance/",
                 )
             files.extend(spec_files(path))
-        elif not path.exists():
+        elif not os.path.lexists(path):
             raise UnusableInput(str(path), "no such file", "check the path")
         else:
             files.append(path)
@@ -145,7 +153,7 @@ def validate_files(paths: Sequence[Path]) -> list[Problem]:
     problems: list[Problem] = []
     for path in collect_files(paths):
         found = _validate_file(path, loops)
-        problems.extend(sorted(set(found), key=lambda p: (p.line, p.column, p.pointer, p.message)))
+        problems.extend(_ordered(found))
     return problems
 
 
@@ -164,45 +172,26 @@ class _Document:
         return Problem(self.file, at, position.line, position.column, message, code)
 
 
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise UnusableInput(str(path), "no such file", "check the path") from None
-    except IsADirectoryError:
-        raise UnusableInput(str(path), "is a folder", "give a JSON file") from None
-    except OSError as error:
-        reason = f"cannot be read: {error.strerror or error}"
-        raise UnusableInput(str(path), reason, "check the file's permissions") from None
-
-
 def _parse(path: Path) -> _Document | Problem:
-    """The file's data and positions, or the one problem that keeps it from being JSON."""
-    file, raw = _display(path), _read(path)
+    """The file's data and positions, or the one problem that keeps it from being JSON within
+    the limits; a path that is no readable regular file is unusable input."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-        return Problem(file, "", line, column, f"not UTF-8 text: {error.reason}", "encoding")
-    try:
-        data = json.loads(text)
-        where = positions(text)
-    except json.JSONDecodeError as error:
-        message = f"invalid JSON: {error.msg}"
-        return Problem(file, "", error.lineno, error.colno, message, "json")
-    except RecursionError:
-        return Problem(file, "", 1, 1, "invalid JSON: nested too deeply", "json")
-    return _Document(file, data, where)
+        document = read_json_document(path)
+    except SpecFileError as error:
+        if not error.usable:
+            raise UnusableInput(error.file, error.reason, "give a readable JSON file") from None
+        return Problem(
+            error.file,
+            error.pointer,
+            error.line or 1,
+            error.column or 1,
+            error.reason,
+            error.problem_code,
+        )
+    return _Document(display(path), document.data, document.where)
 
 
-def _kind(path: Path, data: object) -> str | None:
-    if isinstance(data, dict):
-        if "cases" in data:
-            return CASES
-        if "context" in data:
-            return LOOP
-    return LOOP if path.name == "loop.json" else None
+_kind = kind_of
 
 
 @functools.cache
@@ -211,20 +200,36 @@ def _validator(kind: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
+def _file_problems(doc: _Document, kind: str | None) -> list[Problem]:
+    """The problems a file has on its own: its schema, its texts, its cap."""
+    if kind is None:
+        message = "cannot tell what this file is: a case file has 'cases', loop.json has 'context'"
+        return [doc.problem("", message, "kind")]
+    problems = list(_schema_problems(doc, _validator(kind)))
+    problems.extend(_text_problems(doc, doc.data, ""))
+    if kind == LOOP:
+        cap = _dig(doc.data, "context", "cap")
+        problems.extend(_cap_problems(doc, "/context/cap", cap, ""))
+    return problems
+
+
+def _ordered(problems: Iterable[Problem]) -> list[Problem]:
+    return sorted(set(problems), key=lambda p: (p.line, p.column, p.pointer, p.message))
+
+
+def document_problems(document: SpecJson, kind: str | None) -> list[Problem]:
+    """The problems of one parsed spec file on its own (the spec reader's check), in order."""
+    doc = _Document(display(document.path), document.data, document.where)
+    return _ordered(_file_problems(doc, kind))
+
+
 def _validate_file(path: Path, loops: dict[Path, _Loop | None]) -> list[Problem]:
     parsed = _parse(path)
     if isinstance(parsed, Problem):
         return [parsed]
     kind = _kind(path, parsed.data)
-    if kind is None:
-        message = "cannot tell what this file is: a case file has 'cases', loop.json has 'context'"
-        return [parsed.problem("", message, "kind")]
-    problems = list(_schema_problems(parsed, _validator(kind)))
-    problems.extend(_text_problems(parsed, parsed.data, ""))
-    if kind == LOOP:
-        cap = _dig(parsed.data, "context", "cap")
-        problems.extend(_cap_problems(parsed, "/context/cap", cap, ""))
-    else:
+    problems = _file_problems(parsed, kind)
+    if kind == CASES:
         problems.extend(_case_problems(parsed, _loop_for(path, loops)))
     return problems
 
@@ -329,8 +334,8 @@ def _cap_problems(doc: _Document, at: str, cap: object, merged_with: str) -> Ite
 
 def _load_loop(path: Path, label: str) -> _Loop | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = read_json_document(path).data
+    except SpecFileError:
         return None  # it has problems of its own, reported where it is validated
     cap = _dig(data, "context", "cap")
     version = data.get("version") if isinstance(data, dict) else None

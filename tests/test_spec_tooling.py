@@ -150,7 +150,7 @@ def test_check_fails_on_a_stale_expectation(spec: Path) -> None:
         loop.read_text(encoding="utf-8").replace("(no output)", "(nothing)"), encoding="utf-8"
     )
     done = ctxconf("check", "--spec", spec, expect=1)
-    assert "empty-output: 1 expected texts are stale" in done.stdout
+    assert "empty-output: 1 expected text is stale" in done.stdout
     assert "FAILED" in done.stdout
 
 

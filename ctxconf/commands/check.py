@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from ctxconf.check import check_spec
-from ctxconf.specdir import SpecDirError, add_spec_argument, spec_dir
+from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
+from ctxconf.specfile import SpecFileError, plural
+from ctxconf.validate import UnusableInput
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,23 +17,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        folder = spec_dir(args.spec)
-    except SpecDirError as error:
+        folder = resolve_spec(args.spec)
+        announce(folder, sys.stderr)
+        stages = check_spec(folder)
+    except SpecFileError as error:
+        return report_error("check", error, sys.stderr)
+    except UnusableInput as error:
         print(f"ctxconf check: {error}", file=sys.stderr)
+        print(f"hint: {error.hint}", file=sys.stderr)
         return 2
-    stages = check_spec(folder)
     for stage in stages:
         for problem in stage.problems:
             print(f"{stage.name}: {problem}")
     for stage in stages:
-        status = "ok" if not stage.problems else f"{len(stage.problems)} problems"
+        status = "ok" if not stage.problems else plural(len(stage.problems), "problem")
         print(f"  {stage.name:<14} {status:<14} {stage.seconds:6.2f}s")
     failed = [stage.name for stage in stages if stage.problems]
     skipped = 4 - len(stages)
     verdict = "FAILED: " + ", ".join(failed) if failed else "passed"
     print(
         f"ctxconf check {verdict}"
-        + (f" ({skipped} stages skipped)" if skipped else "")
+        + (f" ({plural(skipped, 'stage')} skipped)" if skipped else "")
         + f": {folder}"
     )
     return 1 if failed else 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctxconf.casefile import SpecFileError
 from ctxconf.lint import lint_spec
-from ctxconf.specdir import SpecDirError, add_spec_argument, spec_dir
+from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
+from ctxconf.specfile import SpecFileError, plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,15 +16,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        folder = spec_dir(args.spec)
+        folder = resolve_spec(args.spec)
+        announce(folder, sys.stderr)
         findings = lint_spec(folder)
-    except SpecDirError as error:
-        print(f"ctxconf lint: {error}", file=sys.stderr)
-        return 2
     except SpecFileError as error:
-        print(f"ctxconf lint: {error}", file=sys.stderr)
-        return 2
+        return report_error("lint", error, sys.stderr)
     for finding in findings:
         print(finding)
-    print(f"{len(findings)} findings" if findings else f"ok: {folder} agrees with itself")
+    print(plural(len(findings), "finding") if findings else f"ok: {folder} agrees with itself")
     return 1 if findings else 0

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.paths import bundled_spec_dir
+from ctxconf.specdir import announce, report_error, resolve_spec
+from ctxconf.specfile import SpecFileError, plural
 from ctxconf.validate import UnusableInput, collect_files, spec_files, validate_files
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -27,12 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--spec",
         type=Path,
         metavar="DIR",
-        help="validate this spec folder (loop.json and conformance/*.json) instead",
+        help="validate this spec folder (loop.json and conformance/*.json) instead "
+        "(default: the spec of the checkout the current folder is in, else the bundled spec)",
     )
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,8 +38,12 @@ def run(args: argparse.Namespace) -> int:
         if args.files:
             files = collect_files(args.files)
         else:
-            files = spec_files(args.spec if args.spec is not None else bundled_spec_dir())
+            folder = resolve_spec(args.spec)
+            announce(folder, sys.stderr)
+            files = spec_files(folder)
         problems = validate_files(files)
+    except SpecFileError as error:
+        return report_error("validate", error, sys.stderr)
     except UnusableInput as error:
         print(f"ctxconf validate: {error}", file=sys.stderr)
         print(f"hint: {error.hint}", file=sys.stderr)
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print(problem)
     if problems:
         with_problems = len({problem.file for problem in problems})
-        print(f"{_plural(len(problems), 'problem')} in {_plural(with_problems, 'file')}")
+        print(f"{plural(len(problems), 'problem')} in {plural(with_problems, 'file')}")
         return EXIT_INVALID
-    print(f"ok: {_plural(len(files), 'file')} valid")
+    print(f"ok: {plural(len(files), 'file')} valid")
     return EXIT_OK

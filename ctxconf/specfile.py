@@ -1,0 +1,326 @@
+"""One reader for the files a spec editor or a user hands over: spec JSON and user YAML.
+
+`read_spec_json(path, kind)` reads `loop.json` or a case file and refuses, with the file and the
+place, everything a command could otherwise trip over: a path that is not a regular file (a
+folder, a FIFO, a device; checked before opening, so a FIFO never blocks), a file over
+`MAX_SPEC_FILE_BYTES`, bytes that are not UTF-8, text that is not JSON, a key given twice,
+NaN/Infinity, numbers past the limits, nesting past `MAX_JSON_DEPTH`, and data its schema does not
+allow. `load_user_yaml(path)` reads YAML a person wrote into values JSON can carry.
+
+Every refusal is one `SpecFileError`: `file:line:column: /pointer: message`.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxconf import limits
+from ctxconf.jsonpos import Position, scan
+from ctxconf.runner.errors import RunnerError
+
+LOOP, CASES = "loop", "cases"
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+class SpecFileError(RunnerError):
+    """A file that cannot be used; `file`, `place` (line:column or "") and `pointer` say where."""
+
+    code = "spec-file"
+    default_hint = "ctxconf validate lists every problem of a spec folder"
+
+    def __init__(
+        self,
+        file: str | Path,
+        reason: str,
+        *,
+        place: Position | tuple[int, int] | None = None,
+        pointer: str = "",
+        usable: bool = True,
+        problem_code: str = "json",
+    ) -> None:
+        line, column = (
+            (place.line, place.column) if isinstance(place, Position) else place or (0, 0)
+        )
+        where = f"{file}:{line}:{column}" if line else str(file)
+        at = f"{pointer}: " if pointer else ""
+        super().__init__(f"{where}: {at}{reason}")
+        self.file, self.reason, self.pointer = str(file), reason, pointer
+        self.line, self.column = line, column
+        # False: the path itself cannot be read (missing, a folder, a FIFO), not its content.
+        self.usable = usable
+        self.problem_code = problem_code  # validate's code for the problem: json, encoding, …
+
+
+@dataclass(frozen=True)
+class SpecJson:
+    path: Path
+    text: str
+    data: Any
+    where: dict[str, Position]  # JSON pointer -> where its value starts
+
+
+def display(path: Path) -> str:
+    """The path as the user gave it, or relative to the working folder when that is shorter."""
+    if path.is_absolute():
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:  # another drive, on Windows
+            return str(path)
+        return str(path) if relative.startswith("..") else relative
+    return str(path)
+
+
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def read_bytes(path: Path, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most MAX_SPEC_FILE_BYTES, or SpecFileError.
+
+    The kind of file is checked before it is opened, and it is opened non-blocking, so a FIFO,
+    a device or a link to /dev/zero is refused rather than read or waited on."""
+    name = display(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        dangling = os.path.islink(path)
+        reason = "a symbolic link to a missing file" if dangling else f"no such {what}"
+        raise SpecFileError(name, reason, usable=False) from None
+    except OSError as error:
+        raise SpecFileError(
+            name, f"cannot be read: {error.strerror or error}", usable=False
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+        raise SpecFileError(name, f"is {kind}, not a regular {what}", usable=False)
+    if info.st_size > limits.MAX_SPEC_FILE_BYTES:
+        raise SpecFileError(name, _too_large(info.st_size), usable=False)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise SpecFileError(
+            name, f"cannot be read: {error.strerror or error}", usable=False
+        ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two looks
+            raise SpecFileError(name, f"is not a regular {what}", usable=False)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limits.MAX_SPEC_FILE_BYTES:
+                raise SpecFileError(name, _too_large(size), usable=False)
+    except OSError as error:
+        reason = "is a folder" if error.errno == errno.EISDIR else error.strerror or str(error)
+        raise SpecFileError(name, f"cannot be read: {reason}", usable=False) from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_text_file(path: Path, what: str = "file") -> str:
+    """A regular UTF-8 text file of at most MAX_SPEC_FILE_BYTES (a spec's markdown), or
+    SpecFileError naming the file and the bad byte's line:column."""
+    return decode(read_bytes(path, what), display(path))
+
+
+def _too_large(size: int) -> str:
+    return f"{size:,} bytes is more than the {limits.MAX_SPEC_FILE_BYTES:,} a spec file may have"
+
+
+def decode(raw: bytes, name: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        raise SpecFileError(
+            name, f"not UTF-8 text: {error.reason}", place=(line, column), problem_code="encoding"
+        ) from None
+
+
+def _depth_check(text: str, name: str) -> None:
+    """Nesting past MAX_JSON_DEPTH, placed at the bracket that goes one level too deep (a linear
+    scan: the parsers below recurse, so they must not see such a text)."""
+    level = 0
+    for token in _TOKENS.finditer(text):
+        char = token.group()
+        if char in "[{":
+            level += 1
+            if level > limits.MAX_JSON_DEPTH:
+                offset = token.start()
+                line = text.count("\n", 0, offset) + 1
+                column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+                reason = f"arrays and objects nest deeper than {limits.MAX_JSON_DEPTH} levels"
+                raise SpecFileError(name, reason, place=(line, column))
+        elif char in "]}":
+            level -= 1
+
+
+def parse_json_text(text: str, name: str) -> tuple[Any, dict[str, Position]]:
+    """The data of a JSON text and where each value starts; SpecFileError with the place of the
+    first thing wrong."""
+    _depth_check(text, name)
+    try:
+        found = scan(text)
+    except json.JSONDecodeError as error:
+        raise SpecFileError(
+            name, f"invalid JSON: {error.msg}", place=(error.lineno, error.colno)
+        ) from None
+    if found.duplicates:
+        at, where = found.duplicates[0]
+        raise SpecFileError(
+            name,
+            "this key is given twice in one object (the first would be lost)",
+            place=where,
+            pointer=at,
+            problem_code="duplicate-key",
+        )
+    try:
+        data = limits.parse_json(text)
+    except ValueError as error:  # the scan saw it first; kept so no exception escapes
+        raise SpecFileError(name, f"invalid JSON: {error}", place=(1, 1)) from None
+    return data, found.positions
+
+
+def read_json_document(path: Path) -> SpecJson:
+    """A JSON file's text, data and positions, without looking at what kind of file it is."""
+    name = display(path)
+    text = decode(read_bytes(path), name)
+    data, where = parse_json_text(text, name)
+    return SpecJson(path, text, data, where)
+
+
+def kind_of(path: Path, data: object) -> str | None:
+    if isinstance(data, dict):
+        if "cases" in data:
+            return CASES
+        if "context" in data:
+            return LOOP
+    return LOOP if path.name == "loop.json" else None
+
+
+def read_spec_json(path: Path, kind: str | None = None) -> SpecJson:
+    """A spec file read, parsed and held to its schema (`kind`: LOOP, CASES, or None to tell
+    by its name and content); SpecFileError naming the file and the first problem's place."""
+    from ctxconf.validate import document_problems
+
+    document = read_json_document(path)
+    problems = document_problems(document, kind or kind_of(path, document.data))
+    if problems:
+        first = problems[0]
+        more = len(problems) - 1
+        tail = f" (and {more} more problem{'' if more == 1 else 's'})" if more else ""
+        raise SpecFileError(
+            first.file,
+            first.message + tail,
+            place=(first.line, first.column),
+            pointer=first.pointer,
+        )
+    return document
+
+
+def _shape_problem(data: Any) -> tuple[str, str] | None:
+    """The first place where a case file lacks the shape every tool relies on, and why."""
+    if not isinstance(data, dict):
+        return "", 'not a case file: a case file is an object with "cases"'
+    if "area" in data and not isinstance(data["area"], str):
+        return "/area", "the area is a string"
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        return "/cases", '"cases" is an array of cases'
+    for index, case in enumerate(cases):
+        at = f"/cases/{index}"
+        if not isinstance(case, dict):
+            return at, "a case is an object"
+        if not isinstance(case.get("name"), str):
+            return f"{at}/name", "a case has a name, a string"
+        steps = case.get("steps")
+        if not isinstance(steps, list):
+            return f"{at}/steps", "a case's steps are an array of objects"
+        for number, step in enumerate(steps):
+            if not isinstance(step, dict) or not isinstance(step.get("op"), str):
+                return f"{at}/steps/{number}", 'a step is an object with an "op"'
+        expect = case.get("expect", [])
+        if not isinstance(expect, list) or not all(isinstance(text, str) for text in expect):
+            return f"{at}/expect", "the expected texts are an array of strings"
+    return None
+
+
+def read_case_file(path: Path) -> SpecJson:
+    """A case file with the shape the spec tools rely on (cases, names, steps, texts), before it
+    is valid by its schema: regen and lint work on a file that is being edited."""
+    document = read_json_document(path)
+    problem = _shape_problem(document.data)
+    if problem is not None:
+        at, reason = problem
+        known = at
+        while known not in document.where and known:
+            known = known.rsplit("/", 1)[0]
+        raise SpecFileError(
+            display(path), reason, place=document.where.get(known), pointer=at, problem_code="shape"
+        )
+    return document
+
+
+def is_case_file_name(name: str) -> bool:
+    """Case files are `conformance/*.json`; a dot-file (an editor's or a writer's temporary
+    file, whatever it ends with) is not one."""
+    return name.endswith(".json") and not name.startswith(".")
+
+
+def list_case_files(spec_dir: Path) -> list[Path]:
+    """The case files of a spec folder, by name; SpecFileError when there are none to read."""
+    folder = spec_dir / "conformance"
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder))
+    except FileNotFoundError:
+        raise SpecFileError(
+            display(folder), "no such folder: a spec keeps its cases there", usable=False
+        ) from None
+    except NotADirectoryError:
+        raise SpecFileError(display(folder), "is not a folder", usable=False) from None
+    except OSError as error:
+        raise SpecFileError(
+            display(folder), f"cannot be read: {error.strerror or error}", usable=False
+        ) from None
+    files = [folder / name for name in names if is_case_file_name(name)]
+    if not files:
+        raise SpecFileError(
+            display(folder), "holds no case file (conformance/*.json)", usable=False
+        )
+    return files
+
+
+def read_loop(spec_dir: Path) -> dict[str, Any]:
+    """The spec folder's loop.json, valid by its schema and readable by every area's reference."""
+    from ctxconf.reference import ContextConfig, PrefixConfig
+
+    document = read_spec_json(spec_dir / "loop.json", LOOP)
+    loop: dict[str, Any] = document.data
+    try:
+        ContextConfig.from_loop(loop)
+        PrefixConfig.from_loop(loop)
+    except (ValueError, KeyError, TypeError) as error:
+        raise SpecFileError(
+            display(document.path), f"the reference cannot use it: {type(error).__name__}: {error}"
+        ) from None
+    return loop
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 case`, `2 cases`: every count a spec command prints."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
