@@ -12,38 +12,29 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress, count
+from operator import eq, itemgetter, sub
 
 from .config import Texts
 
-_CHUNK = 1 << 16  # characters split at a time: a text's lines are never all alive at once
+# What a list reads as past its end: an object equal to no line.
+_PAST_A, _PAST_B = object(), object()
 
 
-def _numbered(text: str, codes: dict[str, int], unterminated: list[str]) -> list[int]:
-    """`text` as one number per line: equal lines, in either text, get the same number.
+def _lines(text: str) -> list[str]:
+    """The lines of `text` without their `\n`, except that a last line without one gets one.
 
-    Each distinct line is kept once (as a key of `codes`), so memory grows with the distinct
-    lines rather than with both texts. A last line without its `\n` never equals a line that
-    has one: it is numbered below zero, from `unterminated`.
+    No other line holds a `\n`, so a last line without its line end never equals a line with
+    one, however alike they read: the line end is part of what is compared.
     """
-    numbers: list[int] = []
-    end = text.rfind("\n")  # the last line end: what follows it is a line without one
-    start = 0
-    while start <= end:
-        cut = text.find("\n", start + _CHUNK, end)
-        if cut == -1:
-            cut = end
-        lines = text[start:cut].split("\n")
-        numbers.extend([codes.setdefault(line, len(codes)) for line in lines])
-        start = cut + 1
-    last = text[end + 1 :]
+    lines = text.split("\n")
+    last = lines.pop()
     if last:
-        if last not in unterminated:
-            unterminated.append(last)
-        numbers.append(-1 - unterminated.index(last))
-    return numbers
+        lines.append(last + "\n")
+    return lines
 
 
-def _snake(a: list[int], b: list[int], x: int, y: int) -> int:
+def _snake(a: list[str], b: list[str], x: int, y: int) -> int:
     """How far `x` gets along its diagonal from (x, y) while the lines agree.
 
     Slices compare in C: the step doubles while they agree, then halves down to one line, so a
@@ -64,54 +55,146 @@ def _snake(a: list[int], b: list[int], x: int, y: int) -> int:
     return x
 
 
-def _myers_runs(a: list[int], b: list[int], max_edit: int) -> list[tuple[int, int, int]] | None:
+def edit_lower_bound(a: list[str], b: list[str]) -> int:
+    """A length no edit script from `a` to `b` is shorter than.
+
+    A line of `a` can be kept only where `b` has a line like it, so at most `shared` lines are
+    kept and the others of both lists are deleted or inserted. The counting runs in C.
+    """
+    shared = sum(map(set(b).__contains__, a))
+    return len(a) + len(b) - 2 * shared
+
+
+def some_edit_length(a: list[str], b: list[str], limit: int) -> int:
+    """The length of an edit script from `a` to `b`, found by walking both lists and, where
+    they part, taking the nearest pair of like lines ahead: never shorter than the shortest one.
+    More than `limit` when it passes `limit`, or when the walk has looked at about `limit`
+    squared / 8 pairs (a rewrite so long that the walk would cost what it saves)."""
+    n, m = len(a), len(b)
+    x = y = edits = 0
+    looked = 0
+    while True:
+        moved = _snake(a, b, x, y)
+        x, y = moved, y + moved - x
+        if x == n or y == m:
+            return edits + (n - x) + (m - y)
+        # The nearest like pair ahead: `ahead` lines in all, `skip` of them from `a`.
+        for ahead in range(1, limit - edits + 1):
+            looked += ahead + 1
+            if looked > limit * limit // 8:
+                return limit + 1
+            for skip in range(max(0, ahead - (m - y)), min(ahead, n - x) + 1):
+                if (
+                    a[x + skip] == b[y + ahead - skip]
+                    if x + skip < n and y + ahead - skip < m
+                    else x + skip == n and y + ahead - skip == m
+                ):
+                    break
+            else:
+                continue
+            x, y = x + skip, y + ahead - skip
+            edits += ahead
+            break
+        else:
+            return limit + 1
+
+
+def _myers_runs(a: list[str], b: list[str], max_edit: int) -> list[tuple[int, int, int]] | None:
     """Runs (i, j, length) of the lines that the greedy forward Myers path keeps in common;
     None when the shortest edit script is longer than `max_edit` lines."""
     n, m = len(a), len(b)
-    # furthest[offset + k]: how far diagonal k has reached. Round d touches only diagonals
-    # -d-1..d+1, so the list grows with d instead of being sized for n + m from the start.
-    offset = 1
-    furthest = [0] * 3
-    # Furthest x on diagonals -d+1, -d+3 .. d-1 before round d: machine integers, since these
-    # snapshots hold about d * d / 2 positions, each a Python int object in a list.
-    rounds: list[array[int]] = []
-    found = False
-    for d in range(n + m + 1):
-        if d > max_edit:
-            # Myers costs O((n + m) * d): past this the answer is a whole replacement instead.
+    least = edit_lower_bound(a, b)
+    if least > max_edit:
+        # Myers costs O((n + m) * d): proven too long, the search is not even begun.
+        return None
+    if least == n + m:
+        return []  # no line of `a` is in `b`: every line is deleted or inserted
+    # Round 0 runs along the common start; skipping it first leaves every later round the same,
+    # shifted. (Not so the common end: the forward search's ties would then fall elsewhere.)
+    start = _snake(a, b, 0, 0)
+    a, b = a[start:], b[start:]
+    # No shortest script is longer than one that is known: the search may leave out every
+    # diagonal from which the end lies further than that.
+    bound = min(max_edit, some_edit_length(a, b, max_edit))
+    runs = _search(a, b, bound)
+    if runs is None:
+        return None
+    shifted = [(i + start, j + start, length) for i, j, length in runs]
+    return [(0, 0, start), *shifted] if start else shifted
+
+
+def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]] | None:
+    """`_myers_runs` of two lists that differ in their first line (or one of them is empty),
+    searching only the points from which the end is at most `bound` edits away."""
+    n, m = len(a), len(b)
+    delta = n - m  # the diagonal of the end
+    # Past its end a list reads as a marker equal to nothing in the other: a round compares
+    # every diagonal's next pair of lines at once, and a point may lie up to a round per
+    # diagonal beyond an end.
+    a_ends, b_ends = a + [_PAST_A] * (bound + 2), b + [_PAST_B] * (bound + 2)
+    # How far each diagonal low, low + 2 .. of round d has reached; round 0 has diagonal 0.
+    reached = [_snake(a, b, 0, 0)]
+    low = 0
+    # Each round's `low` and `reached` before it, for the trace: machine integers, since these
+    # snapshots hold up to d * d / 2 positions, each a Python int object in a list.
+    rounds: list[tuple[int, array[int]]] = [(0, array("q"))]
+    if n == m == reached[0]:
+        return _trace(rounds, n, m)
+    for d in range(1, min(bound, n + m) + 1):  # by round n + m the search has always arrived
+        rounds.append((low, array("q", reached)))
+        # Diagonal k is at least d + |k - delta| edits from the end: those further than the
+        # bound are left out. Those kept only ever read diagonals that were kept before.
+        spare = bound - d
+        first = max(-d, delta - spare)
+        first += (first + d) % 2  # diagonals of round d have the parity of d
+        last = min(d, delta + spare)
+        last -= (last + d) % 2
+        if first > last:
             return None
-        if d + 1 > offset:
-            pad = [0] * offset
-            furthest = [*pad, *furthest, *pad]
-            offset *= 2
-        rounds.append(array("q", furthest[offset - d + 1 : offset + d : 2]))
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and furthest[offset + k - 1] < furthest[offset + k + 1]):
-                x = furthest[offset + k + 1]
-            else:
-                x = furthest[offset + k - 1] + 1
-            y = x - k
-            if x < n and y < m and a[x] == b[y]:
-                x = _snake(a, b, x + 1, y + 1)
-                y = x - k
-            furthest[offset + k] = x
-            if x >= n and y >= m:
-                found = True
-                break
-        if found:
-            break
+        # Diagonal k takes the further of a step down from k + 1 and a step right from k - 1,
+        # the step right on a tie. The -1 at each end makes the outer diagonals -d and d take
+        # the one step they have (reached is never below 0).
+        padded = [-1, *reached, -1]  # diagonals low - 2, low, .. of round d - 1
+        at = (first - low + 1) // 2  # where diagonal first - 1 is in `padded`
+        count_now = (last - first) // 2 + 1
+        reached = [
+            down if right < down else right + 1
+            for right, down in zip(
+                padded[at : at + count_now], padded[at + 1 : at + 1 + count_now], strict=True
+            )
+        ]
+        low = first
+        ys = [*map(sub, reached, range(first, last + 1, 2))]
+        agree = map(eq, _pick(reached, a_ends), _pick(ys, b_ends))
+        for index in compress(count(), agree):
+            reached[index] = _snake(a, b, reached[index] + 1, ys[index] + 1)
+        # Only the end's diagonal can reach both ends (a point off the grid is one step past
+        # one end only, and a step back from the other).
+        if first <= delta <= last and (d - delta) % 2 == 0 and reached[(delta - first) // 2] >= n:
+            return _trace(rounds, n, m)
+    return None
+
+
+def _pick(indexes: list[int], values: list[object]) -> tuple[object, ...]:
+    """values[i] for each i, in C."""
+    if len(indexes) == 1:
+        return (values[indexes[0]],)
+    return itemgetter(*indexes)(values)
+
+
+def _trace(rounds: list[tuple[int, array[int]]], n: int, m: int) -> list[tuple[int, int, int]]:
+    """The common runs of the path that reached (n, m) in the last of `rounds`, traced back
+    with the choices the search made."""
     runs: list[tuple[int, int, int]] = []
     x, y = n, m
     for d in range(len(rounds) - 1, 0, -1):
-        before = rounds[d]  # diagonal j at index (j + d - 1) // 2
+        low, before = rounds[d]  # diagonal j of round d - 1 at index (j - low) // 2
         k = x - y
-        here = (k + d) // 2  # the index of diagonal k + 1; diagonal k - 1 is just before it
-        if k == -d or (k != d and before[here - 1] < before[here]):
+        if k == -d or (k != d and before[(k - 1 - low) // 2] < before[(k + 1 - low) // 2]):
             prev_k = k + 1
-            prev_x = before[here]
         else:
             prev_k = k - 1
-            prev_x = before[here - 1]
+        prev_x = before[(prev_k - low) // 2]
         prev_y = prev_x - prev_k
         start_x, start_y = (prev_x, prev_y + 1) if prev_k == k + 1 else (prev_x + 1, prev_y)
         length = min(x - start_x, y - start_y)
@@ -170,24 +253,20 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
     When the shortest edit script is longer than `max_edit` lines, the diff is one hunk that
     deletes every old line and inserts every new one.
     """
-    codes: dict[str, int] = {}
-    unterminated: list[str] = []
-    a = _numbered(before, codes, unterminated)
-    b = _numbered(after, codes, unterminated)
+    a = _lines(before)
+    b = _lines(after)
     if a == b:
         return ""
-    lines = list(codes)  # in the order numbered: lines[number] is the line
-    del codes
     no_newline = texts.render("no_newline")
     out: list[str] = []
 
-    def show(tag: str, numbers: list[int]) -> None:
-        for number in numbers:
-            if number >= 0:
-                out.append(tag + lines[number])
-            else:
-                out.append(tag + unterminated[-1 - number])
+    def show(tag: str, lines: list[str]) -> None:
+        for line in lines:
+            if line.endswith("\n"):
+                out.append(tag + line[:-1])
                 out.append(no_newline)
+            else:
+                out.append(tag + line)
 
     runs = _myers_runs(a, b, max_edit)
     blocks = [_Block(0, len(a), 0, len(b))] if runs is None else _blocks(runs, len(a), len(b))
