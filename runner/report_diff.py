@@ -85,12 +85,14 @@ class _Line:
         )
 
 
-def _make_line(number: int, raw: str, newline: bool) -> _Line:
-    if len(raw) <= MAX_LINE_CHARS:
-        return _Line(number, raw, newline, 0, 0, "")
+def _make_line(number: int, text: str, start: int, end: int, newline: bool) -> _Line:
+    """The line `text[start:end]`, its middle left out when it is long (never copied whole)."""
+    if end - start <= MAX_LINE_CHARS:
+        return _Line(number, text[start:end], newline, 0, 0, "")
     half = MAX_LINE_CHARS // 2
-    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
-    return _Line(number, raw[:half] + raw[-half:], newline, half, len(raw) - 2 * half, digest)
+    _, digest = _size_and_digest(text, start, end)
+    shown = text[start : start + half] + text[end - half : end]
+    return _Line(number, shown, newline, half, end - start - 2 * half, digest)
 
 
 @dataclass(frozen=True)
@@ -111,10 +113,12 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (0 if text == "" or text.endswith("\n") else 1)
 
 
-def _size_and_digest(text: str) -> tuple[int, str]:
-    digest, size, step = hashlib.sha256(), 0, 1 << 20
-    for start in range(0, len(text), step):  # in slices: no second copy of a huge text
-        chunk = text[start : start + step].encode("utf-8", "surrogatepass")
+def _size_and_digest(text: str, start: int = 0, end: int | None = None) -> tuple[int, str]:
+    """The UTF-8 size and sha256 of `text[start:end]`, encoded a slice at a time (no copy)."""
+    digest, size, step = hashlib.sha256(), 0, 1 << 18
+    stop = len(text) if end is None else end
+    for at in range(start, stop, step):
+        chunk = text[at : min(at + step, stop)].encode("utf-8", "surrogatepass")
         digest.update(chunk)
         size += len(chunk)
     return size, digest.hexdigest()
@@ -128,7 +132,7 @@ def _forward(text: str, stop: int, lines: int, chars: int) -> tuple[list[_Line],
         end = text.find("\n", position, stop)
         newline = end != -1
         end = stop if end == -1 else end
-        line = _make_line(len(found) + 1, text[position:end], newline)
+        line = _make_line(len(found) + 1, text, position, end, newline)
         found.append(line)
         used += len(line.text) + 1
         position = end + 1 if newline else end
@@ -137,7 +141,7 @@ def _forward(text: str, stop: int, lines: int, chars: int) -> tuple[list[_Line],
 
 def _backward(text: str, start: int, lines: int, chars: int, total: int) -> list[_Line]:
     """Lines from the end of `text` (not before `start`) within the budgets, numbered by `total`."""
-    raw: list[tuple[str, bool]] = []
+    raw: list[tuple[int, int, bool]] = []
     end, used = len(text), 0
     if text.endswith("\n"):
         end -= 1
@@ -147,13 +151,13 @@ def _backward(text: str, start: int, lines: int, chars: int, total: int) -> list
     while end > start and len(raw) < lines and used < chars:
         begin = text.rfind("\n", start, end) + 1
         begin = max(begin, start)
-        raw.append((text[begin:end], raw_newline))
+        raw.append((begin, end, raw_newline))
         used += min(end - begin, MAX_LINE_CHARS) + 1
         raw_newline = True
         end = begin - 1
     raw.reverse()
     first = total - len(raw) + 1
-    return [_make_line(first + i, body, nl) for i, (body, nl) in enumerate(raw)]
+    return [_make_line(first + i, text, b, e, nl) for i, (b, e, nl) in enumerate(raw)]
 
 
 def _side(text: str, what: str) -> _Side:

@@ -613,3 +613,61 @@ def test_rules_argument_overrides_the_spec(tmp_path: Path) -> None:
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Given title" in html and 'id="ctx.stub.range"' in html
     assert 'id="ctx.stub.unchanged"' not in html
+
+
+# -- what a case card says ---------------------------------------------------------------------
+
+
+def _settled(verdict: str, entry: str, message: str) -> dict[str, Any]:
+    doc = build_results()
+    case = doc["cases"][1]
+    case["verdict"], case["message"] = verdict, message
+    case["expected_failure"] = {"entry": entry, "reason": "ids <not> passed yet", "strict": True}
+    doc["header"]["options"]["expected_failures"] = "ci/xfail.yaml"
+    return doc
+
+
+def test_unexpected_pass_says_which_entry_to_remove_from_which_file(tmp_path: Path) -> None:
+    path = tmp_path / "r.html"
+    write_html(_settled("unexpected-pass", "ctx.stub.range", "listed, but it passed"), path)
+    html = path.read_text(encoding="utf-8")
+    assert "this case now passes: remove its entry `ctx.stub.range` from ci/xfail.yaml" in html
+    assert "ids &lt;not&gt; passed yet" in html
+
+
+def test_expected_failure_shows_its_own_failure_message_beside_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "r.html"
+    message = "step 2: the implementation answered: <no such id>"
+    write_html(_settled("expected-failure", "stub-only-inside-an-earlier-read", message), path)
+    html = path.read_text(encoding="utf-8")
+    assert "under <code>stub-only-inside-an-earlier-read</code>: ids &lt;not&gt; passed yet" in html
+    assert "step 2: the implementation answered: &lt;no such id&gt;" in html
+
+
+def test_an_interrupted_run_says_so_at_the_top(tmp_path: Path) -> None:
+    doc = build_results()
+    doc["footer"].update(interrupted=True, exit_code=130)
+    path = tmp_path / "r.html"
+    write_html(doc, path)
+    html = path.read_text(encoding="utf-8")
+    banner = "This run was interrupted: only the 7 cases it finished are here"
+    assert banner in html
+    assert html.index(banner) < html.index('class="status bad"')
+    write_html(build_results(), path)
+    assert "This run was interrupted" not in path.read_text(encoding="utf-8")
+
+
+def test_cases_never_sent_are_not_counted_in_the_status() -> None:
+    doc = _with_verdicts({"reread-unchanged-is-stub": "pass", "cap-keeps-head-and-tail": "fail"})
+    assert build_view(doc, {}).status == "1 of 2 cases failing"
+    doc["cases"].append(copy.deepcopy(doc["cases"][0]) | {"name": "x", "verdict": "skipped"})
+    doc["cases"][0]["verdict"] = "skipped"  # its area is not offered: never sent
+    assert build_view(doc, {}).status == "1 of 1 case failing"
+
+
+def test_report_command_compare_alone_writes_no_page(tmp_path: Path) -> None:
+    earlier = _write(tmp_path / "earlier.json", _with_verdicts(EARLIER))
+    later = _write(tmp_path / "later.json", _with_verdicts(LATER))
+    done = ctxconf("report", later, "--compare", earlier, expect=1)
+    assert "newly failing: 1" in done.stdout and "wrote" not in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["earlier.json", "later.json"]
