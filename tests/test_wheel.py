@@ -15,17 +15,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    # Built from a copy: setuptools leaves a build/ folder in the tree it builds.
-    source = tmp_path_factory.mktemp("source") / "ctxconf"
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout: setuptools leaves a build/ folder in the tree it builds."""
+    copy = tmp_path_factory.mktemp("source") / "ctxconf"
     shutil.copytree(
         ROOT,
-        source,
+        copy,
         ignore=shutil.ignore_patterns(
             ".git", ".venv", "build", "dist", "reports", "__pycache__", "*.egg-info", ".*_cache"
         ),
     )
+    return copy
+
+
+@pytest.fixture(scope="module")
+def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
         check=True,
@@ -57,8 +62,10 @@ def test_wheel_carries_spec_and_schemas(wheel: Path) -> None:
         assert required in names, f"{required} is missing from {wheel.name}"
 
 
-def test_installed_wheel_works_from_any_folder(wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "env"
+@pytest.fixture(scope="module")
+def env_dir(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel installed the way `pip install .` installs it: not editable."""
+    env_dir = tmp_path_factory.mktemp("venv") / "env"
     # The dependencies come from the interpreter running the tests, so no download is needed.
     venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -78,6 +85,11 @@ def test_installed_wheel_works_from_any_folder(wheel: Path, tmp_path: Path) -> N
         check=True,
         capture_output=True,
     )
+    return env_dir
+
+
+def test_installed_wheel_works_from_any_folder(env_dir: Path, tmp_path: Path) -> None:
+    python = env_dir / "bin" / "python"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     for command in (["validate"], ["run", "--impl", "reference", "--json", "r.json"]):
@@ -96,3 +108,31 @@ def test_installed_wheel_works_from_any_folder(wheel: Path, tmp_path: Path) -> N
         check=True,
     ).stdout
     assert str(env_dir) in imported, "the wheel's spec must come from the installed package"
+
+
+def test_python_m_ctxconf_from_a_checkout_after_a_plain_install(
+    env_dir: Path, source: Path
+) -> None:
+    # From the repository root, the checkout's ctxconf/ comes first on sys.path, ahead of the
+    # installed package; reference/ and runner/ must still be found, beside it.
+    python = str(env_dir / "bin" / "python")
+    for command in (["--version"], ["check"]):
+        done = subprocess.run(
+            [python, "-m", "ctxconf", *command], cwd=source, capture_output=True, text=True
+        )
+        assert done.returncode == 0, (
+            f"python -m ctxconf {command[0]}:\n{done.stdout}\n{done.stderr}"
+        )
+    where = subprocess.run(
+        [
+            python,
+            "-c",
+            "import ctxconf.runner as r, ctxconf.reference as f; print(r.__file__, f.__file__)",
+        ],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert [Path(w).parent.name for w in where] == ["runner", "reference"]
+    assert all(Path(w).is_relative_to(source) for w in where), where
