@@ -5,8 +5,12 @@ happened, while every other case of the same run still passes."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,24 +33,71 @@ BROKEN = 1  # the seq the fauxmplementations break on: the second case
 
 # script, verdict, message, a line of its stderr
 BROKEN_RUNS = [
-    ("crash_on_run", "crash", "the implementation exited with code 3 before answering",
-     "crash_on_run: giving up on purpose"),
-    ("hang", "timeout",
-     "no answer within 2 s: the implementation was killed (its whole process group)",
-     "hang: child pid"),
-    ("nonjson_on_run", "error", "the response is not JSON (Expecting value at column 1): "
-     "'this is not JSON'", ""),
+    (
+        "crash_on_run",
+        "crash",
+        "the implementation exited with code 3 before answering",
+        "crash_on_run: giving up on purpose",
+    ),
+    (
+        "hang",
+        "timeout",
+        "no answer within 2 s: the implementation was killed (its whole process group)",
+        "hang: child pid",
+    ),
+    (
+        "nonjson_on_run",
+        "error",
+        "the response is not JSON (Expecting value at column 1): 'this is not JSON'",
+        "",
+    ),
     ("array_on_run", "error", "not a protocol message: a JSON array: '[1, 2, 3]'", ""),
-    ("two_answers", "error", 'a run response carries exactly one of "outputs", "error" or '
-     '"skipped"; found "outputs" and "error"', ""),
+    (
+        "two_answers",
+        "error",
+        'a run response carries exactly one of "outputs", "error" or '
+        '"skipped"; found "outputs" and "error"',
+        "",
+    ),
     ("wrong_seq", "error", "wrong seq: the response says 101, the request 1", ""),
     ("too_few_outputs", "error", "too few outputs: expected 4 (one per step), got 3", ""),
     ("too_many_outputs", "error", "too many outputs: expected 4 (one per step), got 5", ""),
     ("non_utf8", "error", "the response is not UTF-8: byte 0xe9 at offset 27", ""),
     ("huge_line", "error", "a response line longer than 67108864 bytes", ""),
-    ("error_on_run", "error",
-     "the implementation answered with an error: multiedit is not implemented", ""),
+    (
+        "error_on_run",
+        "error",
+        "the implementation answered with an error: multiedit is not implemented",
+        "",
+    ),
+    (
+        "trickle_line",
+        "timeout",
+        "no answer within 2 s: the implementation was killed (its whole process group)",
+        "",
+    ),
+    ("endless_line", "error", "a response line longer than 67108864 bytes", ""),
+    (
+        "deep_nesting",
+        "error",
+        "the response is refused: arrays and objects nest deeper than 256 levels",
+        "",
+    ),
+    (
+        "huge_integer",
+        "error",
+        "the response is refused: an integer of 5,000 digits (at most 1,000)",
+        "",
+    ),
+    ("nan_in_answer", "error", "the response is refused: NaN is not JSON", ""),
+    (
+        "overflowing_number",
+        "error",
+        "the response is refused: the number 1e400 is too large to be a finite number",
+        "",
+    ),
 ]
+SLOW = {"hang", "trickle_line"}  # run with --timeout 2; the others get 20
 
 
 def _cmd(script: str) -> str:
@@ -65,9 +116,21 @@ class _Runs:
         out = self.folder / script
         out.mkdir()
         self.started[script] = subprocess.Popen(
-            [sys.executable, "-m", "ctxconf", "run", "--impl", _cmd(script), *args,
-             "--json", str(out / "results.json")],
-            cwd=out, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "ctxconf",
+                "run",
+                "--impl",
+                _cmd(script),
+                *args,
+                "--json",
+                str(out / "results.json"),
+            ],
+            cwd=out,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
 
     def finish(self, script: str, expect: int) -> tuple[Done, Path]:
@@ -88,7 +151,7 @@ class _Runs:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
     runs = _Runs(tmp_path_factory.mktemp("faux"))
     for script, *_ in BROKEN_RUNS:
-        runs.start(script, "--timeout", "2" if script == "hang" else "20")
+        runs.start(script, "--timeout", "2" if script in SLOW else "20")
     for script in ("skip_on_run", "bad_hello", "crash_on_start"):
         runs.start(script)
     yield runs
@@ -108,6 +171,13 @@ def _check_one_case_lost(tmp_path: Path, stdout: str, verdict: str, message: str
     return broken
 
 
+def _seconds(stdout: str) -> float:
+    """How long the run took, from its line of counts ("… in 2.31 s")."""
+    found = re.search(r" in ([0-9.]+) s$", stdout.rstrip("\n").split("\n")[-1])
+    assert found, stdout
+    return float(found.group(1))
+
+
 @pytest.mark.parametrize(
     ("script", "verdict", "message", "stderr"), BROKEN_RUNS, ids=[r[0] for r in BROKEN_RUNS]
 )
@@ -121,6 +191,8 @@ def test_broken_case_costs_one_case(
     assert f"{verdict.upper()} {broken.name}: {message}" in done.stdout
     if stderr:
         assert f"  | {stderr}" in done.stdout
+    if script in SLOW:  # the one case's timeout, with a restart: never the hang's length
+        assert _seconds(done.stdout) < 8
 
 
 def test_a_skipped_case_does_not_fail_the_run(runs: _Runs) -> None:
@@ -133,8 +205,11 @@ def test_a_skipped_case_does_not_fail_the_run(runs: _Runs) -> None:
     ("script", "message"),
     [
         ("bad_hello", '"protocol" is 99, the runner speaks 1'),
-        ("crash_on_start", "exited with code 1 before answering\n--- its stderr:\n"
-         "crash_on_start: no configuration found"),
+        (
+            "crash_on_start",
+            "exited with code 1 before answering\n--- its stderr:\n"
+            "crash_on_start: no configuration found",
+        ),
     ],
     ids=["bad_hello", "crash_on_start"],
 )
@@ -161,20 +236,117 @@ def http_faux(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.mark.parametrize(
-    ("http_faux", "message"),
+    ("http_faux", "verdict", "message"),
     [
-        ("http_error_status", 'POST /run: HTTP 500 Internal Server Error: {"error": '
-         '"internal trouble"}'),
-        ("reset_connection", "POST /run: the connection was reset"),
+        (
+            "http_error_status",
+            "error",
+            'POST /run: HTTP 500 Internal Server Error: {"error": "internal trouble"}',
+        ),
+        ("reset_connection", "error", "POST /run: the connection was reset"),
+        ("close_without_answer", "error", "POST /run: the connection closed without an answer"),
+        (
+            "deep_nesting_http",
+            "error",
+            "the response is refused: arrays and objects nest deeper than 256 levels",
+        ),
+        ("trickle_body", "timeout", "POST /run: no answer within 2 s"),
+        ("trickle_headers", "timeout", "POST /run: no answer within 2 s"),
+        ("endless_continue", "timeout", "POST /run: no answer within 2 s"),
     ],
     indirect=["http_faux"],
-    ids=["http_error_status", "reset_connection"],
+    ids=[
+        "http_error_status",
+        "reset_connection",
+        "close_without_answer",
+        "deep_nesting_http",
+        "trickle_body",
+        "trickle_headers",
+        "endless_continue",
+    ],
 )
-def test_broken_http_answers_cost_one_case(tmp_path: Path, http_faux: str, message: str) -> None:
+def test_broken_http_answers_cost_one_case(
+    tmp_path: Path, http_faux: str, verdict: str, message: str
+) -> None:
     assert http_faux.startswith("http://127.0.0.1:")
-    done = ctxconf("run", "--impl", http_faux, "--json", tmp_path / "results.json",
-                   cwd=tmp_path, expect=1)
-    _check_one_case_lost(tmp_path, done.stdout, "error", message)
+    started = time.monotonic()
+    done = ctxconf(
+        "run",
+        "--impl",
+        http_faux,
+        "--timeout",
+        "2",
+        "--json",
+        tmp_path / "results.json",
+        cwd=tmp_path,
+        expect=1,
+    )
+    _check_one_case_lost(tmp_path, done.stdout, verdict, message)
+    assert time.monotonic() - started < 10  # the deadline, not a byte's or a line's
+
+
+@pytest.mark.parametrize("http_faux", ["trickle_hello"], indirect=True)
+def test_a_trickled_hello_stops_the_run_at_the_deadline(tmp_path: Path, http_faux: str) -> None:
+    started = time.monotonic()
+    done = ctxconf("run", "--impl", http_faux, "--timeout", "2", cwd=tmp_path, expect=2)
+    assert "the implementation did not answer hello: GET /hello: no answer within 2 s" in (
+        done.stderr
+    )
+    assert time.monotonic() - started < 10
+
+
+def _user_folder(tmp_path: Path, module: str) -> Path:
+    """A folder holding a module, as a user's project would: not on PYTHONPATH."""
+    for name in (module, "_faux"):
+        shutil.copy(FAUX / f"{name}.py", tmp_path / f"{name}.py")
+    return tmp_path
+
+
+def _as_user(folder: Path, *args: str) -> Done:
+    """The installed `ctxconf` script (not `python -m`, which would add the folder itself),
+    started in `folder` without PYTHONPATH."""
+    script = Path(sys.executable).with_name("ctxconf")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    process = subprocess.run(
+        [str(script), *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+    done = Done(process.returncode, process.stdout, process.stderr)
+    assert "Traceback" not in done.stderr, str(done)
+    return done
+
+
+def test_a_python_module_answering_deep_nesting_costs_one_case(tmp_path: Path) -> None:
+    folder = _user_folder(tmp_path, "deep_nesting_module")
+    done = _as_user(folder, "run", "--impl", "python:deep_nesting_module", "--json", "results.json")
+    assert done.returncode == 1, str(done)
+    _check_one_case_lost(
+        folder,
+        done.stdout,
+        "error",
+        "run() returned what is refused: arrays and objects nest deeper than 256 levels",
+    )
+
+
+def test_pyproc_kills_a_module_holding_the_gil(tmp_path: Path) -> None:
+    folder = _user_folder(tmp_path, "regex_holds_gil")
+    done = _as_user(
+        folder,
+        "run",
+        "--impl",
+        "pyproc:regex_holds_gil",
+        "--timeout",
+        "2",
+        "--json",
+        "results.json",
+    )
+    assert done.returncode == 1, str(done)
+    _check_one_case_lost(
+        folder,
+        done.stdout,
+        "timeout",
+        "no answer within 2 s: the implementation was killed (its whole process group)",
+    )
+    assert _seconds(done.stdout) < 10
 
 
 def test_refused_connection_stops_the_run(tmp_path: Path) -> None:

@@ -109,7 +109,10 @@ class HttpTransport:
                     f"{where}: a response body of {response.length} bytes "
                     f"(at most {self._max_body})",
                 )
+            expected = response.length
             data = response.read(self._max_body + 1)
+            if expected is not None and len(data) < expected:
+                raise http.client.IncompleteRead(data, expected - len(data))
         except (OSError, http.client.HTTPException) as error:
             self.close()
             raise self._failure(where, timeout, error, watchdog) from None
@@ -139,9 +142,9 @@ class HttpTransport:
             return CaseFailure("timeout", f"{where}: no answer within {timeout:g} s")
         if isinstance(error, ConnectionRefusedError):
             return CaseFailure("error", f"{where}: connection refused by {self._url}")
+        if isinstance(error, _CLOSED):  # before its base class, ConnectionResetError
+            return CaseFailure("error", f"{where}: the connection closed without an answer")
         if isinstance(error, ConnectionResetError):
             return CaseFailure("error", f"{where}: the connection was reset")
-        if isinstance(error, _CLOSED):
-            return CaseFailure("error", f"{where}: the connection closed without an answer")
         detail = str(error) or type(error).__name__
         return CaseFailure("error", f"{where}: {detail}")

@@ -11,8 +11,15 @@ from typing import Any
 from ctxconf.runner.reference_impl import hello as reference_hello
 from ctxconf.runner.reference_impl import run as reference_run
 
-__all__ = ["BROKEN_SEQ", "Message", "reference_hello", "reference_run", "send", "serve",
-           "write_line"]
+__all__ = [
+    "BROKEN_SEQ",
+    "Message",
+    "reference_hello",
+    "reference_run",
+    "send",
+    "serve",
+    "write_line",
+]
 
 BROKEN_SEQ = 1
 

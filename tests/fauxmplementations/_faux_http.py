@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -14,9 +15,13 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     on_broken_run: Callable[[Handler, Message], None] | None = None  # set by serve()
+    on_hello: Callable[[Handler], None] | None = None  # set by serve()
 
     def do_GET(self) -> None:
-        self.answer(200, reference_hello())
+        if Handler.on_hello is not None:
+            Handler.on_hello(self)
+        else:
+            self.answer(200, reference_hello())
 
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -37,8 +42,24 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-def serve(on_broken_run: Callable[[Handler, Message], None]) -> None:
+def trickle(handler: Handler, data: bytes, pause: float = 0.5) -> None:
+    """Write `data` a byte at a time, until the client gives up (a broken pipe ends it)."""
+    try:
+        for byte in data:
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(pause)
+    except OSError:
+        pass
+    handler.close_connection = True
+
+
+def serve(
+    on_broken_run: Callable[[Handler, Message], None] | None = None,
+    on_hello: Callable[[Handler], None] | None = None,
+) -> None:
     Handler.on_broken_run = on_broken_run
+    Handler.on_hello = on_hello
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()
