@@ -3,8 +3,9 @@
 Chromium is started with `--remote-debugging-pipe` (commands on its fd 3, answers on its fd 4,
 each message JSON ended by a NUL byte), so no port, no websocket and no extra package is needed.
 The checks: the page loads with no console error (a CSP hash that did not match would show here),
-the "failures only" toggle hides passing cases, an implementation's `<script>` stays text, and at
-375 px the page neither scrolls sideways nor keeps the diff's two columns.
+the "failures only" toggle hides passing cases, an implementation's `<script>` stays text (also
+in a case whose details are filled in from its data block when unfolded), and at 375 px the page
+neither scrolls sideways nor keeps the diff's two columns, and rule texts start folded.
 
     python -m tests.test_report_browser DIR   # writes DIR/report-1280.png and DIR/report-375.png
 """
@@ -24,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from ctxconf.runner import report
 from ctxconf.runner.report import write_html
 from tests.test_report import SCRIPT, build_results
 
@@ -137,8 +139,9 @@ class Browser:
 
     def click(self, selector: str) -> None:
         x, y = self.evaluate(
-            f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
-            ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
         )
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
@@ -262,6 +265,51 @@ def test_diff_columns_side_by_side_wide_and_stacked_narrow(
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 375px"
+    assert browser.errors() == []
+
+
+@pytest.fixture(scope="module")
+def many_failures_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A page with more failing cases than are rendered eagerly."""
+    from tests.test_report_bounds import _many_failing
+
+    path = tmp_path_factory.mktemp("many") / "report.html"
+    write_html(_many_failing(report.EAGER_CASES + 5), path)
+    return path.as_uri()
+
+
+def test_a_folded_case_past_the_first_fills_in_when_unfolded(
+    browser: Browser, many_failures_url: str
+) -> None:
+    browser.open(many_failures_url, 1280)
+    lazy = "details.lazy"
+    assert browser.evaluate(f"document.querySelectorAll('{lazy}').length") == 5
+    assert browser.evaluate("document.querySelectorAll('details.case[open]').length") == 0
+    assert not visible(browser, f"{lazy} .diff")
+    browser.click(f"{lazy} > summary")
+    assert browser.evaluate(f"document.querySelector('{lazy}').open") is True
+    assert visible(browser, f"{lazy} .diff"), "the diff is filled in from the data block"
+    assert SCRIPT in browser.evaluate(f"document.querySelector('{lazy} .diff').textContent")
+    assert browser.evaluate("typeof window.pwned") == "undefined"
+    assert browser.evaluate("document.querySelectorAll('img').length") == 0
+    assert browser.errors() == []
+
+
+def test_a_link_to_a_folded_case_unfolds_it(browser: Browser, many_failures_url: str) -> None:
+    last = f"case-context-stub-only-inside-an-earlier-read-{report.EAGER_CASES + 4}"
+    browser.open(f"{many_failures_url}#{last}", 1280)
+    assert browser.evaluate(f"document.getElementById('{last}').open") is True
+    assert visible(browser, f"#{last} .diff")
+    assert browser.errors() == []
+
+
+def test_rule_texts_start_folded_on_a_narrow_screen(browser: Browser, report_url: str) -> None:
+    opened = "document.querySelectorAll('.rules-panel details[open]').length"
+    browser.open(report_url, 1280)
+    assert browser.evaluate(opened) > 0
+    browser.open(report_url, 375, 812, mobile=True)
+    assert browser.evaluate(opened) == 0
+    assert browser.evaluate("document.querySelectorAll('.rules-panel details').length") > 0
     assert browser.errors() == []
 
 
