@@ -1,4 +1,5 @@
-"""What `ctxconf run` does around a run: progress, the failures, the summary, the output files."""
+"""What `ctxconf run` does around a run: the spec folder named first, progress, the failures,
+the summary, the output files, and an interruption turned into a finished, marked run."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .display import Progress, report_failures, summary_line
-from .engine import RunOptions, run_suite
+from ctxconf.atomic import write_text_atomic
+from ctxconf.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
+
+from .display import Progress, report_failures, rule_summary, summary_line
+from .engine import RunOptions, resolve_spec_dir, run_suite
 from .errors import RunnerError
+from .expected_failures import failures_yaml
+from .interrupt import interruptible
 from .junit import write_junit
 from .results import CaseResult, Results
-
-EXIT_USAGE = 2
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,8 @@ class RunRequest:
     html: Path | None = None
     json: Path | None = None
     junit: Path | None = None
+    write_expected_failures: Path | None = None
+    quiet: bool = False  # the line of counts only
 
 
 def _write_html(results: Results, path: Path, stderr: TextIO) -> bool:
@@ -39,12 +45,43 @@ def _write_html(results: Results, path: Path, stderr: TextIO) -> bool:
     return True
 
 
+def _write_outputs(request: RunRequest, results: Results, stderr: TextIO) -> list[str]:
+    """Write the JUnit, HTML and expected-failures files; the paths written."""
+    written = [str(request.json)] if request.json else []
+    if request.junit is not None:
+        write_junit(results, request.junit)
+        written.append(str(request.junit))
+    if request.html is not None and _write_html(results, request.html, stderr):
+        written.append(str(request.html))
+    if request.write_expected_failures is not None:
+        if results.footer.interrupted:
+            stderr.write(
+                f"note: {request.write_expected_failures} not written: the run was interrupted, "
+                "so its failures are not all known\n"
+            )
+        else:
+            path = request.write_expected_failures
+            path.parent.mkdir(parents=True, exist_ok=True)
+            header = (
+                f"Expected failures of {results.header.implementation.name} "
+                f"{results.header.implementation.version}, written by ctxconf run "
+                f"{results.header.started}.\nGive it with --expected-failures; "
+                "take each case off the list as it is fixed."
+            )
+            write_text_atomic(path, failures_yaml(results.cases, header))
+            written.append(str(path))
+    return written
+
+
 def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
-    """Run, show the outcome, write the files; the exit code (0, 1, or 2 for unusable input)."""
+    """Run, show the outcome, write the files; the exit code (0, 1, 2 for unusable input,
+    130 when SIGINT, SIGTERM or SIGHUP stopped the run)."""
     progress: Progress | None = None
+    chosen = 0
 
     def started(total: int) -> None:
-        nonlocal progress
+        nonlocal progress, chosen
+        chosen = total
         progress = Progress(stderr, total, enabled=stderr.isatty())
 
     def case_done(result: CaseResult) -> None:
@@ -54,33 +91,39 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
     def warn(message: str) -> None:
         stderr.write(f"warning: {message}\n")
 
-    try:
-        results = run_suite(
-            request.options,
-            results_path=request.json,
-            on_start=started,
-            on_case=case_done,
-            on_warning=warn,
-        )
-    except RunnerError as error:
-        if progress is not None:
-            progress.clear()
-        stderr.write(f"ctxconf run: {error.describe()}\n")
-        return EXIT_USAGE
-    finally:
-        if progress is not None:
-            progress.clear()
-    written = [str(request.json)] if request.json else []
-    if request.junit is not None:
-        write_junit(results, request.junit)
-        written.append(str(request.junit))
-    if request.html is not None and _write_html(results, request.html, stderr):
-        written.append(str(request.html))
-    failures = report_failures(results.cases)
-    if failures:
-        stdout.write(failures + "\n\n")
-    if written:
-        stderr.write(f"wrote {', '.join(written)}\n")
-    stdout.write(summary_line(results.footer.totals, results.footer.duration) + "\n")
-    stdout.flush()
-    return results.footer.exit_code
+    with interruptible():
+        try:
+            stderr.write(f"spec: {resolve_spec_dir(request.options.spec_dir)}\n")
+            results = run_suite(
+                request.options,
+                results_path=request.json,
+                on_start=started,
+                on_case=case_done,
+                on_warning=warn,
+            )
+        except RunnerError as error:
+            if progress is not None:
+                progress.clear()
+            stderr.write(f"ctxconf run: {error.describe()}\n")
+            return EXIT_USAGE
+        finally:
+            if progress is not None:
+                progress.clear()
+        written = _write_outputs(request, results, stderr)
+        if not request.quiet:
+            failures = report_failures(results.cases)
+            if failures:
+                stdout.write(failures + "\n\n")
+            rules = rule_summary(results.cases)
+            if rules:
+                stdout.write(rules + "\n\n")
+        if written:
+            stderr.write(f"wrote {', '.join(written)}\n")
+        footer = results.footer
+        if footer.interrupted:
+            ran = len(results.cases)
+            of = f"{chosen} case" if chosen == 1 else f"{chosen} cases"
+            stderr.write(f"interrupted: {ran} of {of} ran; the results hold {ran}\n")
+        stdout.write(summary_line(footer.totals, footer.duration) + "\n")
+        stdout.flush()
+        return EXIT_INTERRUPTED if footer.interrupted else footer.exit_code

@@ -1,14 +1,21 @@
-"""What a run shows on the terminal: a live progress line, the failures, and one line of counts.
+"""What a run shows on the terminal: progress, the failures, a summary per rule, and one line of
+counts.
 
 Differences in whitespace are the usual cause of a failing case, so the diffs show it: `·` for
 a space at the end of a line, `→` for a tab, `␍` for a carriage return, and on changed lines `⏎`
 where the line ends (a missing final newline shows as a line without it).
+
+An implementation's output is untrusted: a text longer than MAX_SHOWN_CHARS is not diffed but
+shown as its head and tail, with its full size and sha256, and a diff or a stderr is cut to a
+bounded number of lines.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from ctxconf import textdiff
@@ -25,6 +32,15 @@ _PLURALS = {
     "skipped": ("skipped", "skipped"),
 }
 _STDERR_LINES = 20
+_STDERR_LINE_CHARS = 300  # a longer stderr line is cut
+MAX_SHOWN_CHARS = 20_000  # an output longer than this is shown as head and tail, not diffed
+MAX_DIFF_LINES = 200  # a longer diff is cut, with the count of lines left out
+_HEAD_TAIL_CHARS = 1_500  # how much of the head and of the tail of a long output is shown
+PROGRESS_EVERY = 10.0  # seconds between progress lines off a terminal (in CI logs)
+
+
+def _plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
 
 
 def visible_diff(expected: str, actual: str, context: int = 3) -> str:
@@ -35,6 +51,35 @@ def visible_diff(expected: str, actual: str, context: int = 3) -> str:
 def _step_input(step: Mapping[str, object], limit: int = 300) -> str:
     text = json.dumps(dict(step), ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _size(text: str) -> str:
+    data = text.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(data).hexdigest()
+    return f"{_plural(len(text), 'character')}, {_plural(len(data), 'byte')}, sha256 {digest}"
+
+
+def head_and_tail(text: str, label: str = "actual") -> list[str]:
+    """A long text, bounded: its size and sha256, its first and last characters."""
+    head, tail = text[:_HEAD_TAIL_CHARS], text[-_HEAD_TAIL_CHARS:]
+    left_out = len(text) - len(head) - len(tail)
+    return [
+        f"{label}: {_size(text)}; too long to diff, its head and tail:",
+        *("  | " + line for line in head.split("\n")),
+        f"  … {_plural(left_out, 'character')} left out …",
+        *("  | " + line for line in tail.split("\n")),
+    ]
+
+
+def bounded_diff(expected: str, actual: str) -> list[str]:
+    """The diff of expected and actual, or head and tail when actual is too long to diff."""
+    if len(actual) > MAX_SHOWN_CHARS:
+        return [f"expected: {_size(expected)}", *head_and_tail(actual)]
+    lines = visible_diff(expected, actual).split("\n")
+    if len(lines) > MAX_DIFF_LINES:
+        more = len(lines) - MAX_DIFF_LINES
+        lines = [*lines[:MAX_DIFF_LINES], f"… {_plural(more, 'more diff line')}"]
+    return lines
 
 
 def describe_step(case: CaseResult, step: StepResult) -> str:
@@ -48,14 +93,19 @@ def describe_step(case: CaseResult, step: StepResult) -> str:
         lines.append(
             "  the same change as another diff; --accept-equivalent-diffs counts it as a pass"
         )
-    diff = visible_diff(step.expected, step.actual or "")
-    lines.extend("  " + line for line in diff.split("\n"))
+    if step.message:
+        lines.append(f"  {step.message}")
+    if step.actual is not None:
+        lines.extend("  " + line for line in bounded_diff(step.expected, step.actual))
     return "\n".join(lines)
 
 
 def _stderr_tail(stderr: str) -> list[str]:
     lines = stderr.rstrip("\n").split("\n")
-    shown = lines[-_STDERR_LINES:]
+    shown = [
+        line if len(line) <= _STDERR_LINE_CHARS else line[:_STDERR_LINE_CHARS] + "…"
+        for line in lines[-_STDERR_LINES:]
+    ]
     head = (
         [f"  stderr (last {len(shown)} of {len(lines)} lines):"]
         if len(lines) > len(shown)
@@ -69,6 +119,8 @@ def describe_failure(case: CaseResult) -> str:
     if case.verdict in ("fail", "equivalent-diff"):
         failed = [s for s in case.steps if s.verdict in ("fail", "equivalent-diff")]
         text = "\n\n".join(describe_step(case, step) for step in failed)
+        if case.stderr.strip():
+            text += "\n" + "\n".join(_stderr_tail(case.stderr))
     elif case.verdict in ("error", "timeout", "crash"):
         lines = [
             f"{case.verdict.upper()} {case.name}: {case.message}",
@@ -78,10 +130,7 @@ def describe_failure(case: CaseResult) -> str:
             lines.extend(_stderr_tail(case.stderr))
         text = "\n".join(lines)
     elif case.verdict == "unexpected-pass":
-        text = (
-            f"UNEXPECTED PASS {case.name}: listed as an expected failure ({case.message}), "
-            "but it passed: remove it from the list"
-        )
+        text = f"UNEXPECTED PASS {case.name}: {case.message}"
     else:
         return ""
     return text
@@ -98,6 +147,31 @@ def summary_line(totals: Mapping[str, int], duration: float | None = None) -> st
     return f"{line} in {duration:.2f} s" if duration is not None else line
 
 
+def rule_summary(cases: Sequence[CaseResult]) -> str:
+    """The rule anchors with cases that did not pass, most such cases first, each with its
+    counts; then one line for the rules whose every case passed (the HTML report lists them)."""
+    counts: dict[str, list[int]] = {}  # anchor -> [not passing, all]
+    for case in cases:
+        for rule in case.rules or ("(no rule)",):
+            count = counts.setdefault(rule, [0, 0])
+            count[0] += not case.ok
+            count[1] += 1
+    if not counts:
+        return ""
+    failing = sorted((r for r in counts if counts[r][0]), key=lambda r: (-counts[r][0], r))
+    passing = len(counts) - len(failing)
+    if not failing:
+        return ""  # the line of counts says it all
+    width = max(len(rule) for rule in failing)
+    lines = [f"per rule: {_plural(len(failing), 'rule')} with cases not passing"]
+    for rule in failing:
+        bad, total = counts[rule]
+        lines.append(f"  FAIL {rule.ljust(width)}  {bad} of {_plural(total, 'case')}")
+    if passing:
+        lines.append(f"  ok   every case of the other {_plural(passing, 'rule')}")
+    return "\n".join(lines)
+
+
 def report_failures(cases: Sequence[CaseResult]) -> str:
     """The failures of a run, one block each, in case order."""
     blocks = [text for case in cases if (text := describe_failure(case))]
@@ -105,12 +179,24 @@ def report_failures(cases: Sequence[CaseResult]) -> str:
 
 
 class Progress:
-    """A progress line rewritten in place, on a terminal only."""
+    """On a terminal, a progress line rewritten in place; elsewhere (a CI log), a line now and
+    then (every `every` seconds), so that a slow run is not silent."""
 
-    def __init__(self, stream: TextIO, total: int, *, enabled: bool) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        total: int,
+        *,
+        enabled: bool,
+        every: float = PROGRESS_EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._stream = stream
         self._total = total
         self._enabled = enabled
+        self._every = every
+        self._clock = clock
+        self._last_line = clock()
         self._done = 0
         self._bad = 0
         self._width = 0
@@ -119,6 +205,12 @@ class Progress:
         self._done += 1
         self._bad += not case.ok
         if not self._enabled:
+            now = self._clock()
+            if now - self._last_line >= self._every and self._done < self._total:
+                self._last_line = now
+                of = _plural(self._total, "case")
+                self._stream.write(f"{self._done} of {of}, {self._bad} not passing\n")
+                self._stream.flush()
             return
         text = f"[{self._done}/{self._total}] {self._bad} not passing  {case.name}"
         self._stream.write("\r" + text + "\x1b[K")
@@ -129,3 +221,4 @@ class Progress:
         if self._enabled and self._width:
             self._stream.write("\r\x1b[K")
             self._stream.flush()
+            self._width = 0

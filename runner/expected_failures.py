@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from .errors import ExpectedFailuresError
-from .results import ExpectedFailureEntry
+from .results import CaseResult, ExpectedFailureEntry
 
 _CASE_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _ANCHOR = re.compile(r"^[a-z]+(?:\.[a-z0-9-]+)+$")
@@ -198,3 +198,34 @@ def load_expected_failures(path: Path) -> ExpectedFailures:
         count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
         raise ExpectedFailuresError(f"{path}: {count}:\n" + "\n".join(f"  {p}" for p in problems))
     return ExpectedFailures(path, entries, lines)
+
+
+def _why(case: CaseResult) -> str:
+    """The verdict and the first line of what went wrong, as a reason to commit."""
+    if case.verdict == "expected-failure" and case.expected_failure is not None:
+        return case.expected_failure.reason  # the reason already written down stays
+    first = case.message.strip().split("\n", 1)[0]
+    if not first:
+        failed = [s for s in case.steps if s.verdict in ("fail", "equivalent-diff")]
+        shown = ", ".join(f"{s.index} ({s.step.get('op')})" for s in failed[:3])
+        first = f"step {shown} differs" if len(failed) == 1 else f"steps {shown} differ"
+        first = first if failed else "no output"
+    return f"{case.verdict}: {first}"
+
+
+def failures_yaml(cases: Iterable[CaseResult], header: str) -> str:
+    """A --expected-failures file listing, by case name, every case of `cases` that did not
+    pass (expected failures included), each with its verdict and first line as the reason."""
+    reasons = {
+        case.name: _why(case)
+        for case in cases
+        if case.verdict in ("fail", "equivalent-diff", "error", "timeout", "crash")
+        or case.verdict == "expected-failure"
+    }
+    body = (
+        yaml.safe_dump(reasons, sort_keys=False, allow_unicode=True, width=1000)
+        if reasons
+        else "{}\n"
+    )
+    comment = "".join(f"# {line}\n" for line in header.splitlines())
+    return comment + body

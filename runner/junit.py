@@ -29,7 +29,7 @@ def _testcase(case: CaseResult) -> ET.Element:
     if case.verdict in ("fail", "equivalent-diff", "unexpected-pass"):
         failed = [s for s in case.steps if s.verdict in ("fail", "equivalent-diff")]
         if case.verdict == "unexpected-pass":
-            message = f"unexpected pass: listed as an expected failure ({case.message})"
+            message = f"unexpected pass: {case.message}"
         else:
             where = ", ".join(str(s.index) for s in failed)
             message = f"{case.verdict}: step {where} ({', '.join(case.rules)})"
@@ -41,12 +41,15 @@ def _testcase(case: CaseResult) -> ET.Element:
     elif case.verdict == "skipped":
         ET.SubElement(element, "skipped", message=_xml_text(case.message), type="skipped")
     elif case.verdict == "expected-failure":
-        ET.SubElement(
+        reason = case.expected_failure.reason if case.expected_failure else case.message
+        child = ET.SubElement(
             element,
             "skipped",
-            message=_xml_text(f"expected failure: {case.message}"),
+            message=_xml_text(f"expected failure: {reason}"),
             type="expected-failure",
         )
+        if case.message:  # what really happened, kept beside the reason
+            child.text = _xml_text(case.message)
     if case.stderr:
         ET.SubElement(element, "system-err").text = _xml_text(case.stderr)
     return element

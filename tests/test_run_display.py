@@ -8,9 +8,16 @@ import re
 
 import pytest
 
-from ctxconf.runner.display import Progress, summary_line, visible_diff
+from ctxconf.runner.display import (
+    MAX_DIFF_LINES,
+    MAX_SHOWN_CHARS,
+    Progress,
+    describe_failure,
+    summary_line,
+    visible_diff,
+)
 from ctxconf.runner.errors import UsageError
-from ctxconf.runner.results import CASE_VERDICTS, CaseResult, CaseVerdict
+from ctxconf.runner.results import CASE_VERDICTS, CaseResult, CaseVerdict, StepResult
 from ctxconf.runner.selection import parse_selector
 
 
@@ -82,6 +89,58 @@ def test_no_progress_off_a_terminal() -> None:
         progress.update(_case(verdict))
     progress.clear()
     assert stream.getvalue() == ""
+
+
+def test_progress_off_a_terminal_is_a_line_now_and_then() -> None:
+    stream = io.StringIO()
+    now = [0.0]
+    progress = Progress(stream, 40, enabled=False, every=10.0, clock=lambda: now[0])
+    for index in range(40):
+        now[0] = index + 1.0  # one case a second
+        progress.update(_case("fail" if index % 10 == 0 else "pass"))
+    lines = stream.getvalue().splitlines()
+    assert lines == ["10 of 40 cases, 1 not passing", "20 of 40 cases, 2 not passing",
+                     "30 of 40 cases, 3 not passing"]
+
+
+def _failed(actual: str, expected: str = "x\n", stderr: str = "", message: str = "") -> CaseResult:
+    step = StepResult(0, {"op": "output"}, expected, actual, "fail", message)
+    return CaseResult("context", "c.json", "a-case", "", ("ctx.cap.head",), "fail", "", 0.0,
+                      stderr, (step,))
+
+
+def test_a_huge_output_is_shown_as_head_and_tail_with_its_size_and_hash() -> None:
+    import hashlib
+
+    actual = "HEAD\n" + "y" * (MAX_SHOWN_CHARS * 50) + "\nTAIL"
+    text = describe_failure(_failed(actual))
+    assert len(text) < MAX_SHOWN_CHARS
+    assert f"{len(actual):,} characters" in text
+    assert hashlib.sha256(actual.encode()).hexdigest() in text
+    assert "HEAD" in text and "TAIL" in text
+
+
+def test_a_long_diff_is_cut() -> None:
+    expected = "".join(f"{i}\n" for i in range(2000))
+    actual = "".join(f"{i}!\n" for i in range(2000))
+    lines = describe_failure(_failed(actual, expected)).split("\n")
+    assert len(lines) < MAX_DIFF_LINES + 10
+    assert lines[-1].strip().startswith("… ") and lines[-1].endswith("more diff lines")
+
+
+def test_a_failure_shows_the_stderr_bounded() -> None:
+    stderr = "".join(f"line {i} " + "z" * 1000 + "\n" for i in range(100))
+    text = describe_failure(_failed("y\n", stderr=stderr))
+    assert "stderr (last 20 of 100 lines):" in text
+    assert "line 99 " in text and "line 79 " not in text
+    assert max(len(line) for line in text.split("\n")) < 400
+
+
+def test_a_step_the_implementation_could_not_do_shows_its_message() -> None:
+    case = _failed(None, message="the implementation answered: no recall yet")  # type: ignore[arg-type]
+    text = describe_failure(case)
+    assert "FAIL a-case step 0 (output)" in text
+    assert "the implementation answered: no recall yet" in text
 
 
 # -- -k --------------------------------------------------------------------------------------

@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from ctxconf.cli import EXIT_USAGE
 from ctxconf.commands._impl import add_impl_argument
+from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+MAX_TIMEOUT = 24 * 60 * 60.0  # seconds; the runner refuses more too
+
+
+def _timeout(text: str) -> float:
+    """--timeout SECONDS: a finite number above 0 and at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(
+            f"{text}: a number of seconds above 0 and at most {MAX_TIMEOUT:g} (a day)"
+        )
+    return value
+
+
+def _absolute(path: Path | None) -> Path | None:
+    # Resolved before the run: a python: implementation may chdir, and must not move the files.
+    return path.absolute() if path is not None else None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="N workers")
     parser.add_argument(
-        "--timeout", type=float, default=10.0, metavar="SECONDS", help="per case (default 10)"
+        "--timeout",
+        type=_timeout,
+        default=10.0,
+        metavar="SECONDS",
+        help="per case (default 10, at most a day)",
     )
     parser.add_argument(
         "--expected-failures",
@@ -36,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="YAML: case name or rule anchor -> reason; one that passes fails the run",
     )
+    parser.add_argument(
+        "--write-expected-failures",
+        type=Path,
+        metavar="FILE",
+        help="write the cases that did not pass as an expected-failures YAML file",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print the line of counts only")
     parser.add_argument(
         "--accept-equivalent-diffs",
         action="store_true",
@@ -55,17 +87,24 @@ def run(args: argparse.Namespace) -> int:
 
     options = RunOptions(
         impl=args.impl,
-        spec_dir=args.spec,
-        case_files=tuple(args.cases or ()),
+        spec_dir=_absolute(args.spec),
+        case_files=tuple(path.absolute() for path in args.cases or ()),
         areas=tuple(args.area),
         k=args.k,
         jobs=args.jobs,
         timeout=args.timeout,
-        expected_failures=args.expected_failures,
+        expected_failures=_absolute(args.expected_failures),
         accept_equivalent_diffs=args.accept_equivalent_diffs,
     )
     if args.html is None and args.json is None and args.junit is None:
         args.html, args.json = Path("reports/report.html"), Path("reports/results.json")
-    request = RunRequest(options, html=args.html, json=args.json, junit=args.junit)
+    request = RunRequest(
+        options,
+        html=_absolute(args.html),
+        json=_absolute(args.json),
+        junit=_absolute(args.junit),
+        write_expected_failures=_absolute(args.write_expected_failures),
+        quiet=args.quiet,
+    )
     code = execute(request, stdout=sys.stdout, stderr=sys.stderr)
-    return code if code in (0, 1) else EXIT_USAGE
+    return code if code in (EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED) else EXIT_USAGE

@@ -1,0 +1,130 @@
+"""An interrupted `ctxconf run`, as a user or CI stops it: SIGINT, SIGTERM and SIGHUP keep the
+previous results until the run ends, then leave the cases done in a whole file marked
+interrupted, exit 130, and leave no implementation process behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ctxconf.runner.results import load
+
+from .cli import ctxconf
+
+FAUX = Path(__file__).resolve().parent / "fauxmplementations"
+
+
+def _children() -> dict[int, list[int]]:
+    """Every process's children, from /proc."""
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        tree.setdefault(ppid, []).append(int(entry.name))
+    return tree
+
+
+def _descendants(pid: int) -> set[int]:
+    tree, found, stack = _children(), set(), [pid]
+    while stack:
+        for child in tree.get(stack.pop(), []):
+            found.add(child)
+            stack.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; only its parent's bookkeeping is left
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree in /proc")
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=str)
+def test_a_signal_keeps_what_was_there_and_what_was_done(
+    tmp_path: Path, sent: signal.Signals
+) -> None:
+    results = tmp_path / "r.json"
+    ctxconf("run", "--impl", "reference", "-k", "stub", "--json", results, cwd=tmp_path)
+    previous = results.read_bytes()
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ctxconf",
+            "run",
+            "--impl",
+            f"cmd:{sys.executable} hang.py",
+            "--json",
+            results,
+            "--junit",
+            tmp_path / "junit.xml",
+            "--timeout",
+            "60",
+        ],
+        cwd=FAUX,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # hang.py hangs on the second case with a child of its own: wait for that grandchild.
+        deadline = time.monotonic() + 60
+        while len(_descendants(run.pid)) < 2:
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.05)
+        time.sleep(0.2)
+        spawned = _descendants(run.pid)
+        assert results.read_bytes() == previous  # the run is under way: the old file is whole
+        run.send_signal(sent)
+        stdout, stderr = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 130, stdout + stderr
+    assert "Traceback" not in stderr, stderr
+    done = load(results)
+    assert done.footer.interrupted and done.footer.exit_code == 130
+    assert [case.verdict for case in done.cases] == ["pass"]  # the first case; the second hung
+    assert (tmp_path / "junit.xml").exists()
+    assert "interrupted: 1 of " in stderr
+    assert stdout.rstrip().split("\n")[-1].startswith("1 passed, 0 failed")
+    assert not [pid for pid in spawned if _alive(pid)], "an implementation process was left"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml", "r.json"]
+
+
+def test_ctxconf_report_loads_an_interrupted_run(tmp_path: Path) -> None:
+    from ctxconf.runner.engine import RunOptions, run_suite
+    from ctxconf.runner.reference_impl import ReferenceImplementation
+    from ctxconf.runner.transports import FakeTransport, Message
+
+    reference = ReferenceImplementation()
+
+    def answer(request: Message) -> Message:
+        if request["seq"] == 2:
+            raise KeyboardInterrupt
+        return reference.run(request)
+
+    results = tmp_path / "r.json"
+    run_suite(
+        RunOptions(impl="fake"),
+        factory=lambda: FakeTransport(answer, hello=reference.hello()),
+        results_path=results,
+    )
+    done = ctxconf("report", results, "--html", tmp_path / "r.html", expect=None)
+    assert done.returncode in (0, 1), done
+    assert os.path.exists(tmp_path / "r.html")
