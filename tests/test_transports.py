@@ -326,3 +326,158 @@ def test_python_lone_surrogate() -> None:
     with pytest.raises(CaseFailure, match="lone surrogate"):
         transport.run(_request(0), 10)
     transport.close()
+
+
+# -- hostile answers, limits and deadlines ----------------------------------------------------
+
+
+def _deep(levels: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+class _Answers:
+    """A python: implementation whose run() returns a given value."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def hello(self) -> dict[str, Any]:
+        return ReferenceImplementation().hello()
+
+    def run(self, request: dict[str, Any]) -> Any:
+        return self.value
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (_deep(100_000), "run() returned what is refused: arrays and objects nest deeper than"),
+        ({"seq": 10**5000}, "run() returned what JSON cannot carry: Exceeds the limit"),
+        ({"seq": 10**1500}, "run() returned what is refused: an integer of 1,501 digits"),
+        ({"seq": float("nan")}, "run() returned what JSON cannot carry: Out of range float"),
+        ({"seq": 1e400}, "run() returned what JSON cannot carry: Out of range float"),
+    ],
+    ids=["deep-nesting", "5000-digits", "1500-digits", "nan", "1e400"],
+)
+def test_python_hostile_answers_are_the_case_error(value: Any, message: str) -> None:
+    transport = PythonTransport(_Answers(value), timeout=10)
+    with pytest.raises(CaseFailure) as raised:
+        transport.run(_request(0), 10)
+    assert raised.value.kind == "error"
+    assert raised.value.message.startswith(message)
+    transport.close()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "arrays and objects nest deeper than 256 levels"),
+        (b'{"seq": ' + b"1" * 5000 + b"}", "an integer of 5,000 digits (at most 1,000)"),
+        (b'{"seq": NaN}', "NaN is not JSON"),
+        (b'{"seq": -Infinity}', "-Infinity is not JSON"),
+        (b'{"seq": 1e400}', "the number 1e400 is too large to be a finite number"),
+    ],
+    ids=["deep-nesting", "huge-integer", "nan", "infinity", "1e400"],
+)
+def test_hostile_json_is_refused_with_its_reason(data: bytes, message: str) -> None:
+    with pytest.raises(CaseFailure) as raised:
+        decode_message(data)
+    assert raised.value.kind == "error"
+    assert raised.value.message.startswith(f"the response is refused: {message}")
+
+
+def test_no_timeout_is_clamped_on_every_transport(server_url: str) -> None:
+    inf = float("inf")
+    transports = [
+        PythonTransport(ReferenceImplementation(), timeout=inf),
+        JsonLinesTransport([sys.executable, "-m", "ctxconf", "serve", "--stdio"], timeout=inf),
+        HttpTransport(server_url, timeout=inf),
+    ]
+    for transport in transports:
+        try:
+            assert transport.hello()["protocol"] == 1
+            assert transport.run(_request(0), inf) == {"seq": 0, "outputs": EXPECTED}
+        finally:
+            transport.close()
+
+
+def test_http_reconnects_when_the_kept_alive_connection_was_closed_before_sending(
+    server_url: str,
+) -> None:
+    transport = HttpTransport(server_url, timeout=10)
+    try:
+        transport.hello()
+        connection = transport._connection
+        assert connection is not None and connection.sock is not None
+        connection.sock.shutdown(socket.SHUT_RD)  # reads as the server's close, before sending
+        assert transport.run(_request(1), 10) == {"seq": 1, "outputs": EXPECTED}
+        assert transport._connection is not connection
+    finally:
+        transport.close()
+
+
+def test_http_a_server_closing_idle_connections_costs_nothing() -> None:
+    from ctxconf.runner import serve
+
+    server = make_http_server("127.0.0.1", 0, ReferenceImplementation())
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    original = serve.IDLE_SECONDS
+    serve.IDLE_SECONDS = 0.2
+    transport = HttpTransport(f"http://127.0.0.1:{server.server_address[1]}", timeout=10)
+    try:
+        transport.hello()
+        time.sleep(0.6)  # the server has closed the idle connection by now
+        assert transport.run(_request(2), 10) == {"seq": 2, "outputs": EXPECTED}
+    finally:
+        serve.IDLE_SECONDS = original
+        transport.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_close_kills_the_whole_group_even_when_sigterm_is_ignored() -> None:
+    transport = _faux("ignore_sigterm", timeout=10)
+    transport.hello()
+    assert transport.run(_request(0), 10)["outputs"] == EXPECTED
+    child = int(transport.take_stderr().split("child pid ")[1].split()[0])
+    assert _alive(child)
+    started = time.monotonic()
+    transport.close()
+    assert time.monotonic() - started < 5
+    deadline = time.monotonic() + 2
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "a child that ignores SIGTERM outlived close()"
+
+
+def test_pyproc_is_the_module_in_a_child_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "besides.py").write_text(
+        "from ctxconf.runner.reference_impl import hello, run\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    transport = transport_factory("pyproc:besides", timeout=10)()
+    try:
+        assert isinstance(transport, JsonLinesTransport)
+        assert transport.hello() == ReferenceImplementation().hello()
+        assert transport.run(_request(4), 10) == {"seq": 4, "outputs": EXPECTED}
+    finally:
+        transport.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        ("pyproc:", UsageError, "--impl pyproc: needs a module name"),
+        ("pyproc:ctxconf_no_such_module", ImplementationStartError, "no such module"),
+    ],
+    ids=["empty", "missing"],
+)
+def test_unusable_pyproc_specs(spec: str, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        transport_factory(spec, timeout=1)

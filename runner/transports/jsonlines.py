@@ -24,6 +24,7 @@ from .base import (
     STDERR_KEPT_BYTES,
     CaseFailure,
     Message,
+    clamp_timeout,
     decode_message,
     encode_message,
 )
@@ -272,7 +273,7 @@ class JsonLinesTransport:
     def _exchange(self, message: Message, timeout: float) -> Message:
         process = self._process
         assert process is not None
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + clamp_timeout(timeout)
         try:
             _write_all(process.stdin_fd, encode_message(message) + b"\n", deadline)
             line = process.reader.readline(deadline)
