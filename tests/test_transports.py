@@ -72,8 +72,16 @@ def test_spec_chooses_the_transport(spec: str, kind: type) -> None:
         ("python:ctxconf_no_such_module", ImplementationStartError, "cannot import the module"),
         ("python:json", ImplementationStartError, "has no hello() or run()"),
     ],
-    ids=["empty", "unknown", "cmd-empty", "cmd-quote", "python-empty", "http-no-host",
-         "python-missing", "python-not-impl"],
+    ids=[
+        "empty",
+        "unknown",
+        "cmd-empty",
+        "cmd-quote",
+        "python-empty",
+        "http-no-host",
+        "python-missing",
+        "python-not-impl",
+    ],
 )
 def test_unusable_specs(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
