@@ -44,6 +44,13 @@ _NO_SUCH_PATH = "the protocol has GET /hello and POST /run"
 class BadRequest(Exception):
     """A request that is no protocol message; the message says why, for the client."""
 
+    def __init__(self, message: str, seq: object = None) -> None:
+        super().__init__(message)
+        self.seq = seq  # the request's, when it has one: the answer carries it back
+
+    def answer(self) -> Message:
+        return {"error": str(self)} if self.seq is None else {"seq": self.seq, "error": str(self)}
+
 
 def parse_request(data: bytes) -> Message:
     """One request's bytes as a protocol message, or BadRequest saying what is wrong."""
@@ -61,7 +68,9 @@ def parse_request(data: bytes) -> Message:
         if isinstance(steps, list):
             for index, step in enumerate(steps):
                 if not isinstance(step, dict):
-                    raise BadRequest(f"/case/steps/{index} is not a JSON object")
+                    raise BadRequest(
+                        f"/case/steps/{index} is not a JSON object", message.get("seq")
+                    )
     return message
 
 
@@ -126,7 +135,7 @@ def serve_stdio(
                 raise BadRequest(f"a line longer than {MAX_REQUEST_BYTES} bytes")
             message = parse_request(raw)
         except BadRequest as error:
-            data = json.dumps({"error": str(error)}).encode("utf-8")
+            data = json.dumps(error.answer()).encode("utf-8")
         else:
             reply = answer(implementation, message)
             if reply is None:
@@ -188,7 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             message = parse_request(body)
         except BadRequest as error:
-            self._error(400, str(error))
+            self._error(400, str(error), body=error.answer())
             return
         reply = answer(self.server.implementation, message)
         self._send(200, encode_answer(reply or {}, message))
@@ -236,9 +245,16 @@ class _Handler(BaseHTTPRequestHandler):
         # http.server's own refusals (a bad request line, too many headers, …) in JSON too
         self._error(code, message or HTTPStatus(code).phrase)
 
-    def _error(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> None:
+    def _error(
+        self,
+        status: int,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        body: Message | None = None,
+    ) -> None:
         self.close_connection = True  # the rest of what the client sent is never read
-        self._send(status, json.dumps({"error": message}).encode("utf-8"), headers)
+        data = json.dumps(body or {"error": message}).encode("utf-8")
+        self._send(status, data, headers)
 
     def _send(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
         if self.request_version == "HTTP/0.9":
