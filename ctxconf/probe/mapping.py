@@ -1,0 +1,111 @@
+"""An abstract step as a call of a tool the harness offers, chosen by name and JSON schema.
+
+Harnesses name the same tools differently (`read`, `Read`, `read_file`, `view`; `bash`,
+`shell`, `run_shell_command`, `exec_command`) and their arguments too (`path`, `file_path`,
+`filePath`; a command as a string or an argv array). A read with no read tool becomes `cat PATH`
+through the shell tool. Required arguments the step does not fill get neutral values.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .answers import Reply
+from .scenario import Step
+from .wire import Tool
+
+READ_TOOLS = ("read", "Read", "read_file", "view", "read_text_file", "file_read", "ReadFile")
+SHELL_TOOLS = (
+    "bash",
+    "Bash",
+    "shell",
+    "run_shell_command",
+    "exec_command",
+    "execute_command",
+    "run_command",
+    "terminal",
+    "local_shell",
+    "Shell",
+)
+PATH_KEYS = ("file_path", "filePath", "absolute_path", "path", "file", "filename", "target_file")
+COMMAND_KEYS = ("command", "cmd", "commands", "script", "code")
+
+
+def _find(tools: Sequence[Tool], names: Sequence[str]) -> Tool | None:
+    by_name = {t.name: t for t in tools}
+    for name in names:
+        if name in by_name:
+            return by_name[name]
+    return None
+
+
+def _properties(tool: Tool) -> Mapping[str, Any]:
+    props = tool.schema.get("properties")
+    return props if isinstance(props, Mapping) else {}
+
+
+def _neutral(schema: Any) -> Any:
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    if isinstance(schema, Mapping) and "default" in schema:
+        return schema["default"]
+    if isinstance(schema, Mapping) and isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    return {
+        "string": "probe",
+        "boolean": False,
+        "integer": 1,
+        "number": 1,
+        "array": [],
+        "object": {},
+    }.get(kind if isinstance(kind, str) else "string", "probe")
+
+
+def _with_required(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    required = tool.schema.get("required")
+    props = _properties(tool)
+    for key in required if isinstance(required, list) else []:
+        if isinstance(key, str) and key not in arguments:
+            arguments[key] = _neutral(props.get(key))
+    return arguments
+
+
+def _read_call(tool: Tool, path: str, workdir: str) -> dict[str, Any]:
+    props = _properties(tool)
+    key = next((k for k in PATH_KEYS if k in props), "path")
+    # Absolute paths are accepted by every read tool seen; some accept nothing else.
+    return _with_required(tool, {key: f"{workdir.rstrip('/')}/{path}" if workdir else path})
+
+
+def _shell_call(tool: Tool, command: str) -> dict[str, Any]:
+    props = _properties(tool)
+    key = next((k for k in COMMAND_KEYS if k in props), "command")
+    schema = props.get(key)
+    as_argv = isinstance(schema, Mapping) and schema.get("type") == "array"
+    return _with_required(tool, {key: ["bash", "-lc", command] if as_argv else command})
+
+
+def map_step(
+    step: Step, tools: Sequence[Tool], workdir: str, call_id: str, text_tool: str | None = None
+) -> Reply:
+    """The reply that plays `step` with the tools offered; a text when no tool fits."""
+    if step.kind == "read":
+        read = _find(tools, READ_TOOLS)
+        if read is not None:
+            return Reply(
+                tool=read.name, arguments=_read_call(read, step.value, workdir), call_id=call_id
+            )
+        step = Step("bash", f"cat {shlex.quote(step.value)}", step.label)
+    if step.kind == "bash":
+        shell = _find(tools, SHELL_TOOLS)
+        if shell is not None:
+            return Reply(tool=shell.name, arguments=_shell_call(shell, step.value), call_id=call_id)
+        return Reply(text=f"(no tool to run: {step.value})")
+    finish = _find(tools, [text_tool]) if text_tool else None
+    if finish is not None:
+        return Reply(tool=finish.name, arguments=_with_required(finish, {}), call_id=call_id)
+    return Reply(text=step.value)
+
+
+__all__ = ["READ_TOOLS", "SHELL_TOOLS", "map_step"]

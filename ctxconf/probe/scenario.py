@@ -1,0 +1,117 @@
+"""Scenarios as data: the sessions to play, each turn's user message and the model's steps.
+
+A scenario file is JSON checked against `schemas/probe/scenario.schema.json`. Steps are
+abstract (read a file, run a command, answer with text); `mapping` turns each into a call of
+a tool the harness offers. The steps of every turn form one list, numbered from 0, which the
+mock indexes by the number of assistant turns a request carries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import ProbeDataError
+from .schemas import validate_data
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # "read", "bash" or "text"
+    value: str  # the path, the command or the text
+    label: str | None  # what a check looks for: "reread", "long-output", …
+
+
+@dataclass(frozen=True)
+class Turn:
+    user: str
+    steps: tuple[Step, ...]
+    new_process: bool  # played by a new process resuming the session
+    clock: datetime | None  # the clock when this turn starts, if it moves
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    files: dict[str, str]
+    sessions: tuple[datetime | None, ...]  # each session's starting clock (None: the real one)
+    turns: tuple[Turn, ...]
+
+    def steps(self) -> list[Step]:
+        return [step for turn in self.turns for step in turn.steps]
+
+    def first_step_of_turn(self, turn: int) -> int:
+        return sum(len(t.steps) for t in self.turns[:turn])
+
+
+def _step(data: dict[str, Any]) -> Step:
+    for kind in ("read", "bash", "text"):
+        if kind in data:
+            return Step(kind, str(data[kind]), data.get("label"))
+    raise AssertionError("the schema allows no other step")  # pragma: no cover
+
+
+def _clock(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def _files(data: dict[str, Any]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for name, spec in data.items():
+        if isinstance(spec, str):
+            files[name] = spec
+        else:  # {"lines": N, "template": "..."}: a text too dull to write out
+            files[name] = "".join(
+                spec["template"].format(n=n) + "\n" for n in range(1, spec["lines"] + 1)
+            )
+    return files
+
+
+def scenario_from_data(data: Any, source: str) -> Scenario:
+    validate_data(data, "scenario", source)
+    return Scenario(
+        name=data["name"],
+        description=data["description"],
+        files=_files(data.get("files", {})),
+        sessions=tuple(_clock(s.get("clock")) for s in data.get("sessions", [{}])),
+        turns=tuple(
+            Turn(
+                user=t["user"],
+                steps=tuple(_step(s) for s in t["steps"]),
+                new_process=bool(t.get("new_process", False)),
+                clock=_clock(t.get("clock")),
+            )
+            for t in data["turns"]
+        ),
+    )
+
+
+def bundled_scenarios() -> list[str]:
+    folder = resources.files("ctxconf.probe") / "data" / "scenarios"
+    return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """A bundled scenario by name, or a scenario file by path."""
+    if name_or_path in bundled_scenarios():
+        file = resources.files("ctxconf.probe") / "data" / "scenarios" / f"{name_or_path}.json"
+        source, text = f"scenario {name_or_path}", file.read_text(encoding="utf-8")
+    else:
+        path = Path(name_or_path)
+        if not path.is_file():
+            known = ", ".join(bundled_scenarios())
+            raise ProbeDataError(f"{name_or_path}: no such scenario (bundled: {known})")
+        source, text = str(path), path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ProbeDataError(f"{source}:{e.lineno}:{e.colno}: {e.msg}") from None
+    return scenario_from_data(data, source)
+
+
+__all__ = ["Scenario", "Step", "Turn", "bundled_scenarios", "load_scenario", "scenario_from_data"]

@@ -1,0 +1,301 @@
+"""The scripted mock model: a threaded HTTP server on 127.0.0.1 speaking four API shapes.
+
+Each request is answered with the scenario's step for the point of the conversation the request
+itself shows: the number of assistant turns it carries, less the number the first request with
+tools carried (a harness may open with a canned assistant turn). Nothing else is remembered
+between requests, so retries, a session resumed in a new process and second user turns land on
+the right step. A request without tools (a title, a summary, a next-speaker check) gets a short
+text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers simulate a prompt
+cache: the part of the request that starts the same as the previous one counts as cached.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from . import answers
+from .answers import Reply, Tokens
+from .mapping import map_step
+from .scenario import Step
+from .wire import Request, Shape, parse_request
+
+MAX_BODY_BYTES = 64 * 1024 * 1024
+CHARS_PER_TOKEN = 4
+SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
+
+
+@dataclass
+class Script:
+    """What the mock plays: the steps in order, and how to call tools in this work folder."""
+
+    steps: list[Step]
+    workdir: str
+    text_tool: str | None = None
+    # Seconds to hold the answer to a step, so that a harness's clock passes a moment.
+    holds: dict[int, float] = field(default_factory=dict)
+
+
+def redact_path(path: str) -> str:
+    """The path with every secret of its query replaced, so a log never holds a key."""
+    parts = urlsplit(path)
+    if not parts.query:
+        return path
+    query = [
+        (k, "REDACTED" if k.lower() in SECRET_QUERY_KEYS else v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    return f"{parts.path}?{urlencode(query)}"
+
+
+def route(method: str, path: str) -> tuple[str, Shape | None]:
+    """(what is asked, the API shape) for a method and path; ("", None) for an unknown one."""
+    base = urlsplit(path).path.rstrip("/")
+    if method == "GET" and base.endswith("/models"):
+        return "models", None
+    if method != "POST":
+        return "", None
+    if base.endswith("/chat/completions"):
+        return "answer", "openai-chat"
+    if base.endswith("/responses"):
+        return "answer", "openai-responses"
+    if base.endswith("/messages/count_tokens"):
+        return "count", "anthropic"
+    if base.endswith("/messages"):
+        return "answer", "anthropic"
+    if base.endswith(":countTokens"):
+        return "count", "gemini"
+    if base.endswith(":streamGenerateContent"):
+        return "stream", "gemini"
+    if base.endswith(":generateContent"):
+        return "answer", "gemini"
+    return "", None
+
+
+def shared_prefix(a: str, b: str) -> int:
+    """How many characters `a` and `b` share from their start (compared a block at a time)."""
+    n, block = 0, 4096
+    limit = min(len(a), len(b))
+    while n + block <= limit and a[n : n + block] == b[n : n + block]:
+        n += block
+    while n < limit and a[n] == b[n]:
+        n += 1
+    return n
+
+
+class MockModel:
+    """The state one session shares across its requests, and the log they are recorded in."""
+
+    def __init__(self, script: Script, log: Path) -> None:
+        self.script = script
+        self.log = log
+        self.lock = threading.Lock()
+        self.baseline: int | None = None
+        self.previous_prefix = ""
+        self.count = 0
+
+    def tokens(self, request: Request) -> Tokens:
+        prefix = request.prefix_text()
+        with self.lock:
+            shared = shared_prefix(prefix, self.previous_prefix)
+            self.previous_prefix = prefix
+        total = -(-len(prefix) // CHARS_PER_TOKEN)
+        return Tokens(total, min(total, shared // CHARS_PER_TOKEN), 10)
+
+    def step_of(self, request: Request) -> int | None:
+        if not request.tools:
+            return None
+        with self.lock:
+            if self.baseline is None:
+                self.baseline = request.assistant_turns
+            return request.assistant_turns - self.baseline
+
+    def reply(self, request: Request, step: int | None) -> Reply:
+        if step is None:
+            return Reply(text='{"next_speaker": "user"}' if request.wants_json else "Probe session")
+        steps = self.script.steps
+        if not 0 <= step < len(steps):
+            return Reply(text="Done.")
+        call_id = f"call_probe_{step}"
+        return map_step(
+            steps[step], request.tools, self.script.workdir, call_id, self.script.text_tool
+        )
+
+    def record(self, entry: dict[str, Any]) -> None:
+        with self.lock:
+            self.count += 1
+            entry = {"n": self.count, "time": time.time(), **entry}
+            with self.log.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # a harness's traffic is the log
+        return
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = bytearray()
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline()
+                if len(data) > MAX_BODY_BYTES:
+                    raise ValueError("request body too large")
+            raw = bytes(data)
+        else:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_BODY_BYTES:
+                raise ValueError("request body too large")
+            raw = self.rfile.read(length)
+        encoding = self.headers.get("Content-Encoding", "").lower()
+        if encoding == "gzip":
+            return gzip.decompress(raw)
+        if encoding == "deflate":
+            return zlib.decompress(raw)
+        return raw
+
+    def _send_json(self, status: int, data: Any) -> None:
+        payload = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _send_events(self, events: list[answers.Event]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for event in events:
+            data = answers.encode(event)
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def do_GET(self) -> None:
+        kind, _ = route("GET", self.path)
+        self.server.model.record({"method": "GET", "path": redact_path(self.path), "shape": None})
+        if kind == "models":
+            model = {
+                "id": answers.MODEL,
+                "object": "model",
+                "type": "model",
+                "display_name": answers.MODEL,
+            }
+            self._send_json(200, {"object": "list", "data": [model], "has_more": False})
+        else:
+            self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        kind, shape = route("POST", self.path)
+        try:
+            body = json.loads(self._read_body() or b"{}")
+        except (ValueError, OSError) as e:
+            self._send_json(
+                400,
+                {"error": {"message": f"unreadable body: {e}", "type": "invalid_request_error"}},
+            )
+            return
+        entry: dict[str, Any] = {"method": "POST", "path": redact_path(self.path), "shape": shape}
+        if shape is None or not isinstance(body, dict):
+            self.server.model.record({**entry, "body": body})
+            self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
+            return
+        request = parse_request(shape, body, stream=kind == "stream")
+        tokens = self.server.model.tokens(request) if kind != "count" else None
+        if kind == "count" or tokens is None:
+            total = -(-len(request.prefix_text()) // CHARS_PER_TOKEN)
+            self.server.model.record({**entry, "kind": "count", "body": body})
+            self._send_json(
+                200, {"input_tokens": total} if shape == "anthropic" else {"totalTokens": total}
+            )
+            return
+        step = self.server.model.step_of(request)
+        reply = self.server.model.reply(request, step)
+        self.server.model.record(
+            {
+                **entry,
+                "kind": "answer",
+                "body": body,
+                "step": step,
+                "reply": {"text": reply.text, "tool": reply.tool, "arguments": reply.arguments},
+                "usage": {"input_total": tokens.input_total, "cached": tokens.cached},
+            }
+        )
+        hold = self.server.model.script.holds.get(step) if step is not None else None
+        if hold:
+            time.sleep(hold)
+        rid, created = f"probe{self.server.model.count}", int(time.time())
+        if request.stream:
+            events = answers.events(shape, reply, tokens, rid, created, request.include_usage)
+            self._send_events(events)
+        else:
+            self._send_json(200, answers.body(shape, reply, tokens, rid, created))
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, model: MockModel) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.model = model
+
+
+class MockServer:
+    """The mock, started on 127.0.0.1 on a free port; use as a context manager."""
+
+    def __init__(self, script: Script, log: Path) -> None:
+        self.model = MockModel(script, log)
+        self._server = _Server(self.model)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> MockServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def read_log(log: Path, on_bad: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+    """The recorded requests in order."""
+    entries = []
+    if not log.exists():
+        return entries
+    for number, line in enumerate(log.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError:
+            if on_bad:
+                on_bad(number)
+    return entries
+
+
+__all__ = ["MockModel", "MockServer", "Script", "read_log", "redact_path", "route"]

@@ -1,0 +1,288 @@
+"""One request of any of the four API shapes, seen the same way: system prompt, tools, messages.
+
+The mock answers from this view and the checks judge it, so neither needs to know where each
+shape keeps its parts. Canonical forms drop what a harness may move without rewriting anything
+(`cache_control` markers) and treat a string and one text block as the same content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Shape = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+SHAPES: tuple[Shape, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a harness sent: each part as sent (for byte comparisons) and read (for answering)."""
+
+    shape: Shape
+    system: str | None
+    tools: tuple[Tool, ...]
+    messages: tuple[Any, ...]  # the shape's own message objects, in order
+    assistant_turns: int
+    results: tuple[ToolResult, ...]
+    last_user_text: str
+    user_texts: tuple[str, ...]
+    stream: bool
+    include_usage: bool
+    wants_json: bool
+
+    def canonical_messages(self) -> list[str]:
+        return [canonical(m) for m in self.messages]
+
+    def canonical_tools(self) -> str:
+        return json.dumps(
+            [{"name": t.name, "schema": t.schema} for t in self.tools], sort_keys=True
+        )
+
+    def prefix_text(self) -> str:
+        """The request as a provider's cache sees it: system, tools, then messages, in order."""
+        return json.dumps(self.system) + self.canonical_tools() + "".join(self.canonical_messages())
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {k: _strip(v) for k, v in value.items() if k != "cache_control"}
+        content = out.get("content")
+        if (
+            isinstance(content, list)
+            and len(content) == 1
+            and isinstance(content[0], dict)
+            and set(content[0]) == {"type", "text"}
+            and content[0]["type"] in ("text", "input_text", "output_text")
+        ):
+            out["content"] = content[0]["text"]
+        return out
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def canonical(message: Any) -> str:
+    return json.dumps(_strip(message), sort_keys=True, ensure_ascii=False)
+
+
+def _text_of(content: Any) -> str:
+    """The text of a content value: a string, a list of blocks or parts, or a block."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Mapping):
+        for key in ("text", "content", "output"):
+            if key in content:
+                return _text_of(content[key])
+        if "functionResponse" in content:
+            return _text_of(content["functionResponse"].get("response"))
+        if "response" in content:
+            return _text_of(content["response"])
+        return json.dumps(content, sort_keys=True) if content else ""
+    if isinstance(content, Sequence):
+        return "\n".join(_text_of(part) for part in content)
+    return "" if content is None else json.dumps(content)
+
+
+def _dicts(value: Any) -> list[Mapping[str, Any]]:
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _schema(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _parse_chat(body: Mapping[str, Any]) -> Request:
+    messages = _dicts(body.get("messages"))
+    system_parts = [m for m in messages if m.get("role") in ("system", "developer")]
+    rest = tuple(m for m in messages if m.get("role") not in ("system", "developer"))
+    tools = tuple(
+        Tool(str(f.get("name")), _schema(f.get("parameters")))
+        for t in _dicts(body.get("tools"))
+        for f in [t.get("function", t)]
+        if isinstance(f, Mapping)
+    )
+    results = tuple(
+        ToolResult(str(m.get("tool_call_id", "")), _text_of(m.get("content")))
+        for m in rest
+        if m.get("role") == "tool"
+    )
+    users = tuple(_text_of(m.get("content")) for m in rest if m.get("role") == "user")
+    options = body.get("stream_options")
+    fmt = body.get("response_format")
+    return Request(
+        shape="openai-chat",
+        system="\n\n".join(_text_of(m.get("content")) for m in system_parts)
+        if system_parts
+        else None,
+        tools=tools,
+        messages=rest,
+        assistant_turns=sum(1 for m in rest if m.get("role") == "assistant"),
+        results=results,
+        last_user_text=users[-1] if users else "",
+        user_texts=users,
+        stream=bool(body.get("stream")),
+        include_usage=isinstance(options, Mapping) and bool(options.get("include_usage")),
+        wants_json=isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema"),
+    )
+
+
+_RESPONSE_ASSISTANT = ("function_call", "reasoning", "custom_tool_call", "local_shell_call")
+
+
+def _parse_responses(body: Mapping[str, Any]) -> Request:
+    raw = body.get("input")
+    items = _dicts(raw) if isinstance(raw, list) else [{"role": "user", "content": raw or ""}]
+    system_items = [i for i in items if i.get("role") in ("system", "developer")]
+    rest = tuple(i for i in items if i.get("role") not in ("system", "developer"))
+    parts = [str(body["instructions"])] if isinstance(body.get("instructions"), str) else []
+    parts += [_text_of(i.get("content")) for i in system_items]
+    turns, in_run = 0, False
+    for item in rest:
+        mine = item.get("type") in _RESPONSE_ASSISTANT or item.get("role") == "assistant"
+        turns += 1 if mine and not in_run else 0
+        in_run = mine
+    tools = tuple(
+        Tool(str(t.get("name")), _schema(t.get("parameters")))
+        for t in _dicts(body.get("tools"))
+        if t.get("name")
+    )
+    results = tuple(
+        ToolResult(str(i.get("call_id", "")), _text_of(i.get("output")))
+        for i in rest
+        if str(i.get("type", "")).endswith("_output")
+    )
+    users = tuple(_text_of(i.get("content")) for i in rest if i.get("role") == "user")
+    text = body.get("text")
+    fmt = text.get("format") if isinstance(text, Mapping) else None
+    return Request(
+        shape="openai-responses",
+        system="\n\n".join(parts) if parts else None,
+        tools=tools,
+        messages=rest,
+        assistant_turns=turns,
+        results=results,
+        last_user_text=users[-1] if users else "",
+        user_texts=users,
+        stream=bool(body.get("stream")),
+        include_usage=True,
+        wants_json=isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema"),
+    )
+
+
+def _parse_anthropic(body: Mapping[str, Any]) -> Request:
+    messages = tuple(_dicts(body.get("messages")))
+    system = body.get("system")
+    results: list[ToolResult] = []
+    users: list[str] = []
+    for m in messages:
+        if m.get("role") != "user":
+            continue
+        blocks = m.get("content")
+        texts = []
+        for block in _dicts(blocks) if isinstance(blocks, list) else [{"text": blocks}]:
+            if block.get("type") == "tool_result":
+                results.append(
+                    ToolResult(str(block.get("tool_use_id", "")), _text_of(block.get("content")))
+                )
+            elif "text" in block:
+                texts.append(str(block["text"]))
+        if texts:
+            users.append("\n".join(texts))
+    return Request(
+        shape="anthropic",
+        system=None if system is None else _text_of(system),
+        tools=tuple(
+            Tool(str(t.get("name")), _schema(t.get("input_schema")))
+            for t in _dicts(body.get("tools"))
+        ),
+        messages=messages,
+        assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
+        results=tuple(results),
+        last_user_text=users[-1] if users else "",
+        user_texts=tuple(users),
+        stream=bool(body.get("stream")),
+        include_usage=True,
+        wants_json=False,
+    )
+
+
+def _parse_gemini(body: Mapping[str, Any], stream: bool) -> Request:
+    contents = tuple(_dicts(body.get("contents")))
+    instruction = body.get("systemInstruction") or body.get("system_instruction")
+    declarations = [
+        d
+        for t in _dicts(body.get("tools"))
+        for d in _dicts(t.get("functionDeclarations") or t.get("function_declarations"))
+    ]
+    results: list[ToolResult] = []
+    users: list[str] = []
+    for c in contents:
+        if c.get("role", "user") != "user":
+            continue
+        texts = []
+        for part in _dicts(c.get("parts")):
+            response = part.get("functionResponse") or part.get("function_response")
+            if isinstance(response, Mapping):
+                results.append(
+                    ToolResult(
+                        str(response.get("id") or response.get("name", "")),
+                        _text_of(response.get("response")),
+                    )
+                )
+            elif "text" in part:
+                texts.append(str(part["text"]))
+        if texts:
+            users.append("\n".join(texts))
+    config = body.get("generationConfig") or body.get("generation_config") or {}
+    mime = config.get("responseMimeType") if isinstance(config, Mapping) else None
+    return Request(
+        shape="gemini",
+        system=None if instruction is None else _text_of(_schema(instruction).get("parts")),
+        tools=tuple(
+            Tool(
+                str(d.get("name")),
+                _schema(
+                    d.get("parameters")
+                    or d.get("parametersJsonSchema")
+                    or d.get("parameters_json_schema")
+                ),
+            )
+            for d in declarations
+        ),
+        messages=contents,
+        assistant_turns=sum(1 for c in contents if c.get("role") == "model"),
+        results=tuple(results),
+        last_user_text=users[-1] if users else "",
+        user_texts=tuple(users),
+        stream=stream,
+        include_usage=True,
+        wants_json=mime == "application/json",
+    )
+
+
+def parse_request(shape: Shape, body: Mapping[str, Any], stream: bool = False) -> Request:
+    """The view of one request body; `stream` counts for Gemini, whose path says it."""
+    if shape == "openai-chat":
+        return _parse_chat(body)
+    if shape == "openai-responses":
+        return _parse_responses(body)
+    if shape == "anthropic":
+        return _parse_anthropic(body)
+    return _parse_gemini(body, stream)
+
+
+__all__ = ["SHAPES", "Request", "Shape", "Tool", "ToolResult", "canonical", "parse_request"]
