@@ -1,46 +1,70 @@
-"""The output cap (`ctx.cap.*`): an output over its limits keeps a head and tail of whole lines."""
+"""The output cap (`ctx.cap.*`): an output over its limits keeps a head and tail of whole lines.
+
+The head and the tail are found by looking for line ends from each end of the text: a capped
+text is never split whole, so capping costs a count of its `\n` and the few lines it keeps.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import islice
-
 from .config import Limits, Texts
-from .lines import count_lines, split_lines
+from .lines import count_lines
 
 
-def is_over(text: str, limits: Limits) -> bool:
-    return count_lines(text) > limits.max_lines or len(text) > limits.max_chars
-
-
-def _fitting(lines: Iterable[str], max_lines: int, max_chars: int) -> int:
-    """How many of `lines`, taken in order and joined by `\n`, fit both limits."""
-    used = -1  # the first line brings no joining newline
+def _head_end(text: str, end: int, max_lines: int, max_chars: int) -> tuple[int, int]:
+    """The most lines from the start of text[:end] that fit both limits, joined by `\\n`
+    (joining newlines counted): how many, and where the last of them ends."""
     taken = 0
-    for line in islice(lines, max_lines):
-        used += len(line) + 1
-        if used > max_chars:
+    stop = 0
+    while taken < max_lines:
+        line_end = text.find("\n", stop + (1 if taken else 0), end)
+        line_end = end if line_end == -1 else line_end
+        if line_end > max_chars:  # the lines so far, joined, are text[:line_end]
             break
         taken += 1
-    return taken
+        stop = line_end
+        if line_end == end:
+            break
+    return taken, stop
+
+
+def _tail_start(text: str, start: int, end: int, max_lines: int, max_chars: int) -> tuple[int, int]:
+    """The same from the end of text[start:end], whose first line starts at `start`: how many
+    lines, and where the first of them starts."""
+    taken = 0
+    begin = end + 1  # no line taken yet
+    while taken < max_lines and begin > start:
+        line_start = text.rfind("\n", start, begin - 1) + 1 or start
+        if end - line_start > max_chars:
+            break
+        taken += 1
+        begin = line_start
+    return taken, begin
 
 
 def cap_text(text: str, limits: Limits, result_id: str, texts: Texts) -> str:
     """`text` itself when within the limits, else head, elided line and tail."""
-    if not is_over(text, limits):
+    total = count_lines(text)
+    if not (total > limits.max_lines or len(text) > limits.max_chars):
         return text
-    lines = split_lines(text)
-    head_count = _fitting(lines, limits.head_lines, limits.head_chars)
+    end = len(text) - 1 if text.endswith("\n") else len(text)  # the lines are text[:end]
+    head_count, head_stop = _head_end(text, end, limits.head_lines, limits.head_chars)
     if head_count:
-        head = lines[:head_count]
+        head = text[:head_stop]
     else:
         # A first line longer than the head's characters is cut rather than dropped.
-        head = [texts.render("cut", text=lines[0][: limits.head_chars])]
+        first_end = text.find("\n", 0, end)
+        head_stop = end if first_end == -1 else first_end
+        head = texts.render("cut", text=text[: min(head_stop, limits.head_chars)])
         head_count = 1
-    after_head = len(lines) - head_count
-    from_end = (lines[i] for i in range(len(lines) - 1, head_count - 1, -1))
-    tail_count = min(after_head, _fitting(from_end, limits.tail_lines, limits.tail_chars))
-    tail = lines[len(lines) - tail_count :] if tail_count else []
-    elided = len(lines) - head_count - tail_count
+    tail_count, tail_start = _tail_start(
+        text,
+        head_stop + 1,
+        end,
+        min(limits.tail_lines, total - head_count),
+        limits.tail_chars,
+    )
+    elided = total - head_count - tail_count
     marker = texts.render("elided", count=elided, id=result_id)
-    return "\n".join([*head, marker, *tail])
+    if not tail_count:
+        return f"{head}\n{marker}"
+    return f"{head}\n{marker}\n{text[tail_start:end]}"

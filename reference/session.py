@@ -17,7 +17,7 @@ from typing import Any
 from .cap import cap_text
 from .config import ContextConfig, Limits
 from .diff import unified_diff
-from .lines import content_sha, count_lines, line_window
+from .lines import LineIndex, content_sha, count_lines, line_window
 
 DEFAULT_CWD = "/project"
 
@@ -73,6 +73,7 @@ class Session:
         self._texts = self.config.texts
         self._count = 0
         self._stored: dict[str, str] = {}
+        self._indexes: dict[str, LineIndex] = {}  # line starts of recalled results
         # What the request being built carries: emptied by a reply and by compaction.
         self._stub_targets: dict[str, list[_FullRead]] = {}
         self._listings: dict[str, _Listing] = {}
@@ -222,7 +223,8 @@ class Session:
             window = min(limit, window)
         if first < 1 or window < 1:
             raise ValueError("a recall's offset and limit start at 1")
-        total = count_lines(stored)
+        index = self._line_index(wanted, stored)
+        total = index.total
         if first > total:
             bracket = t.render("recall_past_end_bracket", id=rid, target=wanted)
             sentence = t.render("recall_past_end", offset=first, total=total)
@@ -232,7 +234,7 @@ class Session:
             "recall_bracket", id=rid, target=wanted, first=first, last=last, total=total
         )
         # The bracket's "of {total}" tells what lies beyond: a recall adds no note of its own.
-        return self._insert(rid, bracket, block="\n".join(line_window(stored, first, last)))
+        return self._insert(rid, bracket, block=index.window(first, last))
 
     def compact(self) -> str:
         """The table added after a compaction summary ("" with no reads); forgets what was sent."""
@@ -286,6 +288,14 @@ class Session:
             # Never reused: a second result under one id would hide the first from recall.
             raise ValueError(f"the id {given} is already taken in this session")
         return given
+
+    def _line_index(self, result_id: str, stored: str) -> LineIndex:
+        # Made at the first recall of a result and kept: later recalls of a long result count
+        # line ends within one chunk instead of across the whole text.
+        index = self._indexes.get(result_id)
+        if index is None:
+            index = self._indexes[result_id] = LineIndex(stored)
+        return index
 
     def _short(self, sha: str) -> str:
         return sha[: self.config.sha_digits]
