@@ -14,6 +14,7 @@ connection idle for `IDLE_SECONDS`.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import sys
@@ -21,7 +22,7 @@ from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
 
 from ctxconf.limits import LimitError, dumps_checked, parse_json
@@ -155,7 +156,8 @@ class _Handler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         try:
             self.connection.settimeout(IDLE_SECONDS)
-            if not self.rfile.peek(1):  # the client closed the connection
+            # rfile is a BufferedReader (StreamRequestHandler's rbufsize is -1)
+            if not cast(io.BufferedReader, self.rfile).peek(1):  # the client closed it
                 self.close_connection = True
                 return
             self.connection.settimeout(REQUEST_SECONDS)

@@ -41,11 +41,12 @@ def _set_nodelay(connection: http.client.HTTPConnection) -> None:
 def _dropped(sock: socket.socket) -> bool:
     """Whether the server has closed an idle kept-alive connection (it reads as ready, with
     nothing or garbage to read: either way the connection cannot carry a request)."""
+    poller = select.poll()  # not select.select, which fails on descriptors over 1023
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
     except (OSError, ValueError):
         return True
-    return bool(readable)
 
 
 class HttpTransport:
