@@ -1,23 +1,29 @@
 """Adding a case from a short YAML file: the steps as written, the expected texts from the reference
-of the case file's area."""
+of the case file's area.
+
+Every problem is placed where the user wrote it: `file.yaml:line:column` of the case, step or
+field in the YAML, not of the JSON it would become.
+"""
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-from collections.abc import Mapping
+import difflib
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ctxconf.casefile import case_names, with_case
-from ctxconf.reference import run_area_case
-from ctxconf.validate import validate_files
+from ctxconf.atomic import write_text_atomic
+from ctxconf.casefile import with_case
+from ctxconf.reference import OPS_BY_AREA, run_area_case
+from ctxconf.spec_rules import load_rules
+from ctxconf.specfile import SpecFileError, display, read_case_file
+from ctxconf.useryaml import UserYaml, load_user_yaml
+from ctxconf.validate import Problem, validate_text
 
 _CASE_KEYS = ("name", "description", "rules", "limits", "steps")
+_NEAR = 3  # near matches named for a mistyped op or anchor
 
 
 @dataclass(frozen=True)
@@ -30,62 +36,141 @@ class AddCaseError(Exception):
         return "\n".join(self.problems)
 
 
-def load_yaml_cases(path: Path) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class YamlCase:
+    case: dict[str, Any]
+    at: str  # the case's JSON pointer in the YAML document ("" for a lone case)
+
+
+def load_yaml_cases(source: UserYaml) -> list[YamlCase]:
+    data = source.data
+    listed = isinstance(data, list)
+    items = data if listed else [data]
+    cases: list[YamlCase] = []
+    for index, item in enumerate(items):
+        at = f"/{index}" if listed else ""
+        if not isinstance(item, dict):
+            raise AddCaseError((f"{source.place(at)}: a case is a mapping (name, steps, …)",))
+        # Key order as a person reads a case file, whatever order the YAML used.
+        ordered = {key: item[key] for key in (*_CASE_KEYS, *item) if key in item}
+        cases.append(YamlCase(ordered, at))
+    return cases
+
+
+def _near(word: str, known: Iterable[str]) -> str:
+    names = sorted(known)
+    close = difflib.get_close_matches(word, names, n=_NEAR, cutoff=0.5)
+    return "did you mean " + ", ".join(close) if close else "known: " + ", ".join(names[:10])
+
+
+def _rule_anchors(spec: Path | None) -> set[str] | None:
+    if spec is None:
+        return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise AddCaseError(
-            (f"{where}: not valid YAML: {getattr(error, 'problem', error)}",)
-        ) from None
-    cases = data if isinstance(data, list) else [data]
-    if not all(isinstance(case, dict) for case in cases):
-        raise AddCaseError((f"{path}: expected a case (a mapping) or a list of cases",))
-    # Key order as a person reads a case file, whatever order the YAML used.
-    return [{key: case[key] for key in (*_CASE_KEYS, *case) if key in case} for case in cases]
+        return set(load_rules(spec, strict=False))
+    except SpecFileError:
+        return None  # the spec text is lint's to report; the anchors cannot be checked
 
 
-def add_cases(yaml_path: Path, case_file: Path, loop: Mapping[str, Any]) -> list[str]:
+def _case_problems(
+    source: UserYaml,
+    item: YamlCase,
+    area: str,
+    anchors: set[str] | None,
+    taken: dict[str, str],
+) -> list[str]:
+    """What is wrong in one YAML case before the reference runs it."""
+    case, at = item.case, item.at
+    problems: list[str] = []
+    name = case.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append(f"{source.place(at + '/name')}: a case needs a name, a string")
+    elif name in taken:
+        problems.append(
+            f"{source.place(at + '/name')}: {taken[name]} already has a case named {name!r}"
+        )
+    rules = case.get("rules", [])
+    if anchors is not None and isinstance(rules, list):
+        for index, rule in enumerate(rules):
+            if isinstance(rule, str) and rule not in anchors:
+                problems.append(
+                    f"{source.place(f'{at}/rules/{index}')}: unknown rule anchor {rule!r} "
+                    f"({_near(rule, anchors)})"
+                )
+    steps = case.get("steps")
+    if not isinstance(steps, list) or not steps:
+        problems.append(f"{source.place(at + '/steps')}: a case needs steps, a list")
+        return problems
+    ops = OPS_BY_AREA[area]
+    for index, step in enumerate(steps):
+        where = f"{at}/steps/{index}"
+        op = step.get("op") if isinstance(step, dict) else None
+        if not isinstance(step, dict):
+            problems.append(f"{source.place(where)}: a step is a mapping with an op")
+        elif op not in ops:
+            problems.append(
+                f"{source.place(where + '/op')}: unknown op {op!r} in the {area} area "
+                f"({_near(str(op), ops)}; the {area} ops: {', '.join(sorted(ops))})"
+            )
+    return problems
+
+
+_CASE_POINTER = re.compile(r"^/cases/(\d+)(/.*)?$")
+
+
+def _placed(problem: Problem, first_new: int, items: list[YamlCase], source: UserYaml) -> str:
+    """A validation problem of the file to be written, placed in the YAML when it is in a new
+    case (its JSON pointer inside the case is the same in the YAML)."""
+    match = _CASE_POINTER.match(problem.pointer)
+    if match is not None and int(match.group(1)) >= first_new:
+        item = items[int(match.group(1)) - first_new]
+        return f"{source.place(item.at + (match.group(2) or ''))}: {problem.message}"
+    return str(problem)
+
+
+def add_cases(
+    yaml_path: Path, case_file: Path, loop: Mapping[str, Any], spec: Path | None = None
+) -> list[str]:
     """Add the YAML file's cases to `case_file`, validated, written atomically; their names.
 
-    `loop` is the spec's parsed loop.json; the cases run in the reference of the file's area."""
-    cases = load_yaml_cases(yaml_path)
-    existing = set(case_names([case_file]))
-    text = case_file.read_text(encoding="utf-8")
+    `loop` is the spec's parsed loop.json; the cases run in the reference of the file's area.
+    `spec` is the spec folder whose rule anchors the cases may name."""
     try:
-        area = json.loads(text).get("area", "context")
-    except (ValueError, AttributeError):
-        raise AddCaseError((f"{case_file}: not a case file; run ctxconf validate",)) from None
-    for index, case in enumerate(cases):
-        if case.get("name") in existing:
-            raise AddCaseError(
-                (
-                    f"{yaml_path}: case {index}: {case_file} already has a case named "
-                    f"{case['name']!r}",
-                )
-            )
+        source = load_user_yaml(yaml_path)
+    except SpecFileError as error:
+        if not error.usable:
+            raise
+        raise AddCaseError((error.message,)) from None
+    items = load_yaml_cases(source)
+    target = read_case_file(case_file)
+    text, data = target.text, target.data
+    area = data.get("area", "context")
+    if area not in OPS_BY_AREA:
+        raise AddCaseError((f"{display(case_file)}: /area: no reference for the area {area!r}",))
+    taken = {case["name"]: display(case_file) for case in data["cases"]}
+    anchors = _rule_anchors(spec)
+    problems: list[str] = []
+    for item in items:
+        problems += _case_problems(source, item, area, anchors, taken)
+        if isinstance(item.case.get("name"), str):
+            taken.setdefault(item.case["name"], f"{display(yaml_path)} (an earlier case)")
+    if problems:
+        raise AddCaseError(tuple(problems))
+    for item in items:
         try:
-            case["expect"] = run_area_case(area, case, loop)
-        except (KeyError, TypeError, ValueError) as error:
+            item.case["expect"] = run_area_case(area, item.case, loop)
+        except Exception as error:  # the reference's complaint, placed at the case
             raise AddCaseError(
                 (
-                    f"{yaml_path}: case {index}: the reference cannot run it: {error!r}; "
-                    "check its steps against the case schema",
+                    f"{source.place(item.at)}: the reference cannot run this case: "
+                    f"{type(error).__name__}: {error}; check its steps against the case schema",
                 )
             ) from None
-        text = with_case(text, case)
+        text = with_case(text, item.case)
     # Validated as the file it will become, in its own folder, so the spec's version applies.
-    fd, temp = tempfile.mkstemp(prefix=f".{case_file.name}.", suffix=".json", dir=case_file.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        problems = validate_files([Path(temp)])
-        if problems:
-            raise AddCaseError(
-                tuple(str(p).replace(Path(temp).name, case_file.name) for p in problems)
-            )
-        os.replace(temp, case_file)
-    finally:
-        Path(temp).unlink(missing_ok=True)
-    return [case["name"] for case in cases]
+    first_new = len(data["cases"])
+    found = validate_text(case_file, text)
+    if found:
+        raise AddCaseError(tuple(_placed(problem, first_new, items, source) for problem in found))
+    write_text_atomic(case_file, text)
+    return [item.case["name"] for item in items]

@@ -1,15 +1,42 @@
-"""Atomic writes: a reader, or an interrupted run, sees the old file whole or the new one whole."""
+"""Atomic writes: a reader, or an interrupted run, sees the old file whole or the new one whole.
+
+The one writer of files in place for the whole project (regen, add-case, results, reports). Its
+temporary file is a dot-file ending in `.tmp` beside the target, so no pattern that finds data
+(`conformance/*.json` without dot-files) ever takes it for data; it is removed on every way out,
+and one left by a killed process is removed by the next write of the same file.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+import time
 from pathlib import Path
+
+TEMP_SUFFIX = ".tmp"
+# A temporary file this old belongs to no write in progress: its writer was killed.
+STALE_SECONDS = 60.0
+
+
+def temp_prefix(path: Path) -> str:
+    return f".{path.name}."
+
+
+def _remove_stale(path: Path) -> None:
+    prefix, now = temp_prefix(path), time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            if not (entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX)):
+                continue
+            with contextlib.suppress(OSError):
+                if now - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS:
+                    os.unlink(entry.path)
 
 
 def write_text_atomic(path: Path, text: str) -> None:
     path = Path(path)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, temp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
@@ -21,3 +48,4 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+    _remove_stale(path)

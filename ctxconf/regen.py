@@ -3,22 +3,24 @@
 Each file's cases run in the reference of the file's `area`, with the spec's `loop.json`. Only
 the `expect` arrays change: every other byte of the file (keys, their order, formatting,
 unknown fields) stays as it was, so a run that changes nothing leaves the file identical. The
-cases of the spec's authors (`"origin": "authors"`) are never rewritten: where the reference
-disagrees with them, that is reported as a disagreement.
+cases of the spec's authors (`"origin": "authors"`) are rewritten only when asked
+(`accept_authors`, `ctxconf regen --accept-authors`): otherwise, where the reference disagrees
+with them, that is reported as a disagreement. The edits of a file are spliced in one pass.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
-from ctxconf.casefile import indent_at, read_json
+from ctxconf.casefile import indent_at
 from ctxconf.jsonpos import value_spans
 from ctxconf.reference import run_area_case
+from ctxconf.specfile import display, read_case_file
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,9 @@ class StepChange:
 class CaseChange:
     file: Path
     name: str
-    authors: bool  # a disagreement with the authors' case: reported, never written
+    authors: bool  # an authors' case: written only when its new texts are accepted
     steps: tuple[StepChange, ...]
+    accepted: bool = True  # written (or, with --check, would be)
 
 
 @dataclass
@@ -44,7 +47,8 @@ class RegenResult:
 
     @property
     def disagreements(self) -> list[CaseChange]:
-        return [c for c in self.changes if c.authors]
+        """The authors' cases the reference disagrees with, kept as they are."""
+        return [c for c in self.changes if not c.accepted]
 
 
 def _step_changes(old: Sequence[Any], new: Sequence[str]) -> tuple[StepChange, ...]:
@@ -64,28 +68,55 @@ def _render_expect(texts: Sequence[str], indent: str) -> str:
     return "[\n" + items + "\n" + indent + "]"
 
 
+def splice(text: str, replacements: Iterable[tuple[int, int, str]]) -> str:
+    """`text` with each [start, end) span replaced, in one pass: the spans do not overlap, and
+    every byte outside them is kept."""
+    pieces: list[str] = []
+    done = 0
+    for start, end, new in sorted(replacements):
+        pieces += [text[done:start], new]
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+@dataclass(frozen=True)
+class _Read:
+    path: Path
+    text: str
+    data: dict[str, Any]
+
+
 def regenerate_file(
-    path: Path, loop: Mapping[str, Any], *, check: bool, result: RegenResult
+    read: _Read,
+    loop: Mapping[str, Any],
+    *,
+    check: bool,
+    accept_authors: bool,
+    result: RegenResult,
 ) -> None:
-    text, doc = read_json(path)
+    path, text, doc = read.path, read.text, read.data
     area = doc.get("area", "context")
     replacements: list[tuple[int, int, str]] = []
     spans = value_spans(text)
-    for index, case in enumerate(doc.get("cases", [])):
+    for index, case in enumerate(doc["cases"]):
         name = case.get("name", f"#{index}")
         try:
             outputs = run_area_case(area, case, loop)
         except Exception as error:  # a case the reference cannot run is a data error to report
             result.errors.append(
-                f"{path}: /cases/{index} ({name}): {type(error).__name__}: {error}"
+                f"{display(path)}: /cases/{index} ({name}): {type(error).__name__}: {error}"
             )
             continue
         old = case.get("expect", [])
         if outputs == old:
             continue
         authors = case.get("origin") == "authors"
-        result.changes.append(CaseChange(path, name, authors, _step_changes(old, outputs)))
-        if authors:
+        kept = authors and not accept_authors
+        result.changes.append(
+            CaseChange(path, name, authors, _step_changes(old, outputs), accepted=not kept)
+        )
+        if kept:
             continue
         pointer = f"/cases/{index}/expect"
         if pointer in spans:
@@ -99,16 +130,26 @@ def regenerate_file(
             replacements.append((end, end, addition))
     if check or not replacements:
         return
-    for start, end, new in sorted(replacements, reverse=True):
-        text = text[:start] + new + text[end:]
+    text = splice(text, replacements)
     json.loads(text)  # never write a file that no longer parses
     write_text_atomic(path, text)
     result.files_written.append(path)
 
 
-def regenerate(paths: Sequence[Path], loop: Mapping[str, Any], *, check: bool) -> RegenResult:
-    """Regenerate `paths` with `loop`, the parsed loop.json of the spec."""
-    result = RegenResult()
+def regenerate(
+    paths: Sequence[Path],
+    loop: Mapping[str, Any],
+    *,
+    check: bool,
+    accept_authors: bool = False,
+) -> RegenResult:
+    """Regenerate `paths` with `loop`, the parsed loop.json of the spec. Every file is read
+    before any is written, so a broken one stops the run with nothing changed."""
+    files = []
     for path in paths:
-        regenerate_file(path, loop, check=check, result=result)
+        document = read_case_file(path)
+        files.append(_Read(path, document.text, document.data))
+    result = RegenResult()
+    for read in files:
+        regenerate_file(read, loop, check=check, accept_authors=accept_authors, result=result)
     return result

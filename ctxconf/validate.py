@@ -40,6 +40,7 @@ from ctxconf.specfile import (
     display,
     kind_of,
     list_case_files,
+    parse_json_text,
     read_json_document,
 )
 
@@ -172,11 +173,15 @@ class _Document:
         return Problem(self.file, at, position.line, position.column, message, code)
 
 
-def _parse(path: Path) -> _Document | Problem:
+def _parse(path: Path, text: str | None = None) -> _Document | Problem:
     """The file's data and positions, or the one problem that keeps it from being JSON within
-    the limits; a path that is no readable regular file is unusable input."""
+    the limits; a path that is no readable regular file is unusable input. With `text`, that
+    text is validated as if it were the file's."""
     try:
-        document = read_json_document(path)
+        if text is None:
+            document = read_json_document(path)
+        else:
+            document = SpecJson(path, text, *parse_json_text(text, display(path)))
     except SpecFileError as error:
         if not error.usable:
             raise UnusableInput(error.file, error.reason, "give a readable JSON file") from None
@@ -223,8 +228,15 @@ def document_problems(document: SpecJson, kind: str | None) -> list[Problem]:
     return _ordered(_file_problems(doc, kind))
 
 
-def _validate_file(path: Path, loops: dict[Path, _Loop | None]) -> list[Problem]:
-    parsed = _parse(path)
+def validate_text(path: Path, text: str) -> list[Problem]:
+    """Every problem `text` would have as the file `path` (a file about to be written)."""
+    return _ordered(_validate_file(path, {}, text))
+
+
+def _validate_file(
+    path: Path, loops: dict[Path, _Loop | None], text: str | None = None
+) -> list[Problem]:
+    parsed = _parse(path, text)
     if isinstance(parsed, Problem):
         return [parsed]
     kind = _kind(path, parsed.data)

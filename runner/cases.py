@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ctxconf.specfile import CASES, list_case_files, read_spec_json
 
 from .errors import CaseFileError
 from .selection import Selector
@@ -35,19 +36,14 @@ class CaseFile:
 
 
 def default_case_files(spec_dir: Path) -> list[Path]:
-    files = sorted((spec_dir / "conformance").glob("*.json"))
-    if not files:
-        raise CaseFileError(f"no case files in {spec_dir / 'conformance'}")
-    return files
+    """The spec folder's `conformance/*.json` (dot-files and temporary files are not cases)."""
+    return list_case_files(spec_dir)
 
 
 def load_case_file(path: Path) -> CaseFile:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CaseFileError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CaseFileError(f"{path}: not a JSON file: {error}") from None
+    """A case file valid by its schema (SpecFileError, with the place, where it is not), whose
+    cases each have one expected text per step (CaseFileError where not)."""
+    data = read_spec_json(path, CASES).data
     problems: list[str] = []
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise CaseFileError(f'{path}: not a case file (an object with "area" and "cases")')

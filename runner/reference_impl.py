@@ -7,7 +7,6 @@ the bundled spec, so `--impl python:ctxconf.runner.reference_impl` is `--impl re
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,12 +20,12 @@ NAME = "ctxconf-reference"
 
 
 def _load_loop(spec_dir: Path | None) -> dict[str, Any]:
-    if spec_dir is None:
-        from ctxconf.paths import bundled_spec_dir
+    """The spec's loop.json, refused (SpecFileError, with its place) unless every area's
+    reference can use it."""
+    from ctxconf.paths import bundled_spec_dir
+    from ctxconf.specfile import read_loop
 
-        spec_dir = bundled_spec_dir()
-    loop: dict[str, Any] = json.loads((spec_dir / "loop.json").read_text(encoding="utf-8"))
-    return loop
+    return read_loop(bundled_spec_dir() if spec_dir is None else spec_dir)
 
 
 class ReferenceImplementation:

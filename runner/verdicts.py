@@ -31,8 +31,10 @@ class Judge:
     ) -> Judge:
         """A judge using the diff context and no-newline marker of the spec's `loop.json`."""
         from ctxconf.reference import ContextConfig
+        from ctxconf.specfile import read_loop
 
-        config = ContextConfig.load(spec_dir)
+        # The spec reader refuses a broken loop.json with its place (SpecFileError, exit 2).
+        config = ContextConfig.from_loop(read_loop(spec_dir))
         return cls(
             accept_equivalent_diffs,
             config.diff_context,

@@ -236,7 +236,7 @@ def test_k_and_area(tmp_path: Path) -> None:
     [
         (["--impl", "nope"], "--impl 'nope': expected reference, python:MODULE"),
         (["--impl", "reference", "-k", "stub and"], "-k 'stub and': the expression ends too early"),
-        (["--impl", "reference", "--cases", "missing.json"], "missing.json: cannot read"),
+        (["--impl", "reference", "--cases", "missing.json"], "missing.json: no such file"),
         (["--impl", "reference", "-j", "0"], "-j 0: the number of workers is at least 1"),
         (["--impl", "reference", "--spec", "no-such-spec"], "no such folder"),
         (["--impl", "cmd:ctxconf-no-such-command"], "cannot start 'ctxconf-no-such-command'"),

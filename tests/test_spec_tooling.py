@@ -194,7 +194,8 @@ def test_add_case_refuses_a_step_the_schema_refuses(spec: Path, tmp_path: Path) 
         encoding="utf-8",
     )
     done = ctxconf("add-case", bad, "--spec", spec, expect=1)
-    assert "#G001" in done.stderr and "context.json" in done.stderr
+    # Placed where the user wrote it: the id's line and column in the YAML.
+    assert f"{bad}:5:20: '#G001'" in done.stderr, str(done)
 
 
 @pytest.mark.parametrize(

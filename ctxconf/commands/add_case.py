@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from ctxconf.addcase import AddCaseError, add_cases
-from ctxconf.casefile import SpecFileError
-from ctxconf.specdir import SpecDirError, add_spec_argument, load_loop, spec_dir
+from ctxconf.paths import is_installed_bundle
+from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
+from ctxconf.specfile import SpecFileError, display, plural, read_loop
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,22 +31,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        loop = load_loop(args.spec)
-        target = args.to or spec_dir(args.spec) / "conformance" / "context.json"
-    except SpecDirError as error:
-        print(f"ctxconf add-case: {error}", file=sys.stderr)
-        return 2
-    for path in (args.yaml, target):
-        if not path.is_file():
-            print(f"ctxconf add-case: no such file: {path}", file=sys.stderr)
-            return 2
-    try:
-        names = add_cases(args.yaml, target, loop)
+        folder = resolve_spec(args.spec)
+        announce(folder, sys.stderr)
+        loop = read_loop(folder)  # a spec that does not validate is refused before any write
+        target = args.to or folder / "conformance" / "context.json"
+        writable_spec(folder)
+        if is_installed_bundle(target.resolve().parent.parent):
+            writable_spec(target.resolve().parent.parent)
+        names = add_cases(args.yaml, target, loop, folder)
     except AddCaseError as error:
         print(error, file=sys.stderr)
         return 1
     except SpecFileError as error:
-        print(f"ctxconf add-case: {error}", file=sys.stderr)
-        return 2
-    print(f"added {len(names)} cases to {target}: {', '.join(names)}")
+        return report_error("add-case", error, sys.stderr)
+    print(f"added {plural(len(names), 'case')} to {display(target)}: {', '.join(names)}")
     return 0

@@ -1,4 +1,5 @@
-"""`ctxconf regen [--check] [FILE…]`: expected texts from the reference, and what changed."""
+"""`ctxconf regen [--check] [--accept-authors] [FILE…]`: expected texts from the reference, and
+what changed."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.casefile import SpecFileError
-from ctxconf.regen import RegenResult, regenerate
-from ctxconf.specdir import SpecDirError, add_spec_argument, case_files, load_loop
+from ctxconf.paths import is_installed_bundle
+from ctxconf.regen import CaseChange, RegenResult, regenerate
+from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
+from ctxconf.specfile import SpecFileError, display, list_case_files, plural, read_loop
 from ctxconf.textdiff import visible_diff
 
 
@@ -25,49 +27,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write nothing; exit 1 when any expected text would change",
     )
+    parser.add_argument(
+        "--accept-authors",
+        action="store_true",
+        help="rewrite the authors' cases too (origin: authors) after a spec edit that changes "
+        "them, and print each change for review",
+    )
     add_spec_argument(parser)
+
+
+def _label(change: CaseChange, *, check: bool) -> str:
+    if not change.accepted:
+        return "disagrees with the authors' case (kept; --accept-authors takes the new texts)"
+    verb = "would change" if check else "changed"
+    return f"authors' case {verb}: review it" if change.authors else verb
 
 
 def print_result(result: RegenResult, *, check: bool) -> None:
     for change in result.changes:
-        label = (
-            "disagrees with the authors' case (never rewritten)"
-            if change.authors
-            else ("would change" if check else "changed")
-        )
-        print(f"{change.file}: {change.name}: {label}")
+        print(f"{display(change.file)}: {change.name}: {_label(change, check=check)}")
         for step in change.steps:
             print(f"  step {step.step}:")
             for line in visible_diff(step.old, step.new, names=("old", "new"))[2:]:
                 print("    " + line)
     for error in result.errors:
         print(f"error: {error}")
-    written = sum(1 for c in result.changes if not c.authors)
-    steps = sum(len(c.steps) for c in result.changes if not c.authors)
+    accepted = [c for c in result.changes if c.accepted]
+    steps = sum(len(c.steps) for c in accepted)
     verb = "would change" if check else "changed"
     print(
-        f"{steps} expected texts {verb} in {written} cases; "
-        f"{len(result.disagreements)} disagreements with the authors' cases; "
-        f"{len(result.errors)} errors; {len(result.files_written)} files written"
+        f"{plural(steps, 'expected text')} {verb} in {plural(len(accepted), 'case')}; "
+        f"{plural(len(result.disagreements), 'disagreement')} with the authors' cases; "
+        f"{plural(len(result.errors), 'error')}; "
+        f"{plural(len(result.files_written), 'file')} written"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        loop = load_loop(args.spec)
-        files = args.files or case_files(args.spec)
-    except SpecDirError as error:
-        print(f"ctxconf regen: {error}", file=sys.stderr)
-        return 2
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        print(f"ctxconf regen: no such file: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    try:
-        result = regenerate(files, loop, check=args.check)
+        folder = resolve_spec(args.spec)
+        announce(folder, sys.stderr)
+        loop = read_loop(folder)  # a spec that does not validate is refused before any write
+        files = args.files or list_case_files(folder)
+        if not args.check:
+            writable_spec(folder)
+            for file in files:
+                if is_installed_bundle(file.resolve().parent.parent):
+                    writable_spec(file.resolve().parent.parent)
+        result = regenerate(files, loop, check=args.check, accept_authors=args.accept_authors)
     except SpecFileError as error:
-        print(f"ctxconf regen: {error}", file=sys.stderr)
-        return 2
+        return report_error("regen", error, sys.stderr)
     print_result(result, check=args.check)
     if result.errors or result.disagreements:
         return 1

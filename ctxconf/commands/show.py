@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from typing import Any
 
-from ctxconf.casefile import SpecFileError, case_names, find_case
-from ctxconf.specdir import SpecDirError, add_spec_argument, case_files
+from ctxconf.casefile import case_names, find_case
+from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
+from ctxconf.specfile import CASES, SpecFileError, display, list_case_files, read_spec_json
 from ctxconf.textdiff import visible
 
 # Texts shown line by line with their whitespace visible; `plan` and `result` are prefix fields.
@@ -79,20 +81,21 @@ def render_case(case: dict[str, Any]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        files = case_files(args.spec)
-    except SpecDirError as error:
-        print(f"ctxconf show: {error}", file=sys.stderr)
-        return 2
-    try:
+        folder = resolve_spec(args.spec)
+        announce(folder, sys.stderr)
+        files = list_case_files(folder)
         found = find_case(files, args.case)
-        near = [n for n in case_names(files) if args.case in n] if found is None else []
+        names = case_names(files) if found is None else []
+        if found is not None:
+            read_spec_json(found.file, CASES)  # shown only from a file its schema allows
     except SpecFileError as error:
-        print(f"ctxconf show: {error}", file=sys.stderr)
-        return 2
+        return report_error("show", error, sys.stderr)
     if found is None:
-        hint = f"; did you mean: {', '.join(near[:5])}" if near else ""
+        near = difflib.get_close_matches(args.case, names, n=5, cutoff=0.6)
+        near += [n for n in names if args.case in n and n not in near][: 5 - len(near)]
+        hint = f"; did you mean: {', '.join(near)}" if near else ""
         print(f"ctxconf show: no case named {args.case!r}{hint}", file=sys.stderr)
         return 2
-    print(f"{found.file}")
+    print(display(found.file))
     print("\n".join(render_case(found.case)))
     return 0
