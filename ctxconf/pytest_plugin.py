@@ -199,32 +199,30 @@ def pytest_collection_modifyitems(
     if not config.getoption("ctxconf_impl"):
         return
     run = config.stash[_RUN]
-    spec_dir = _spec_dir(config)
-    seen: set[str] = {ROOT}
-    for seq_base, case_file in enumerate(_load(config, spec_dir)):
-        path = case_file.path.resolve()
-        file_id = f"{ROOT}/{path.name}"
-        node = CaseFileNode.from_parent(session, path=path, nodeid=file_id)
-        collected: list[CaseItem] = []
-        for index, case in enumerate(case_file.cases):
-            item_id = f"{file_id}::{case.name}"
-            seen.update((file_id, item_id))
-            if _selected(run, file_id, item_id):
-                collected.append(
-                    CaseItem.from_parent(
-                        node, name=case.name, case=case, seq=seq_base * 100_000 + index
-                    )
-                )
+    files = _load(config, _spec_dir(config))
+    ids = {ROOT} | {f"{ROOT}/{f.path.name}" for f in files}
+    ids |= {f"{ROOT}/{f.path.name}::{case.name}" for f in files for case in f.cases}
+    missing = [chosen for chosen in run.chosen if chosen not in ids]
+    if missing:
+        raise pytest.UsageError(
+            *(
+                f"not found: {m} (no such case file or case among the ctxconf cases)"
+                for m in missing
+            )
+        )
+    for seq_base, case_file in enumerate(files):
+        file_id = f"{ROOT}/{case_file.path.name}"
+        node = CaseFileNode.from_parent(session, path=case_file.path.resolve(), nodeid=file_id)
+        collected = [
+            CaseItem.from_parent(node, name=case.name, case=case, seq=seq_base * 100_000 + index)
+            for index, case in enumerate(case_file.cases)
+            if _selected(run, file_id, f"{file_id}::{case.name}")
+        ]
         items.extend(collected)
         # Reported as collected, so the count pytest prints includes the cases.
         result: list[pytest.Item | pytest.Collector] = [*collected]
         config.hook.pytest_collectreport(
             report=pytest.CollectReport(node.nodeid, "passed", None, result)
-        )
-    missing = [chosen for chosen in run.chosen if chosen not in seen]
-    if missing:
-        raise pytest.UsageError(
-            *(f"not found: {m} (no such case file or case in {spec_dir})" for m in missing)
         )
 
 
