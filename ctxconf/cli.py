@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "show": "Print a case's steps and expected texts as they would be inserted.",
     "add-case": "Add a case from a short YAML file, its expected texts filled in by the reference.",
     "fuzz": "Search for sessions where an implementation departs from the reference.",
+    "probe": "Check a real, unmodified harness from the outside, against a mock model.",
 }
 
 __all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]

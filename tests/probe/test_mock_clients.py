@@ -15,7 +15,14 @@ openai = pytest.importorskip("openai", reason="the test extras install openai")
 anthropic = pytest.importorskip("anthropic", reason="the test extras install anthropic")
 genai = pytest.importorskip("google.genai", reason="the test extras install google-genai")
 
-STEPS = [Step("read", "A.txt", "read"), Step("text", "All read, and it is long enough to need more than one delta of forty characters.", None)]  # fmt: skip
+STEPS = [
+    Step("read", "A.txt", "read"),
+    Step(
+        "text",
+        "All read, and it is long enough to need more than one delta of forty characters.",
+        None,
+    ),
+]
 READ_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 
 
@@ -35,11 +42,16 @@ CHAT_TOOLS = [{"type": "function", "function": {"name": "read", "parameters": RE
 def test_chat_streamed_with_usage_gives_a_tool_call_then_the_usage(mock: MockServer) -> None:
     messages = [{"role": "system", "content": "You help."}, {"role": "user", "content": "go"}]
     stream = _chat(mock).chat.completions.create(
-        model="mock-model", messages=messages, tools=CHAT_TOOLS, stream=True,
+        model="mock-model",
+        messages=messages,
+        tools=CHAT_TOOLS,
+        stream=True,
         stream_options={"include_usage": True},
-    )  # fmt: skip
+    )
     chunks = list(stream)
-    calls = [c.choices[0].delta.tool_calls for c in chunks if c.choices and c.choices[0].delta.tool_calls]  # fmt: skip
+    calls = [
+        c.choices[0].delta.tool_calls for c in chunks if c.choices and c.choices[0].delta.tool_calls
+    ]
     arguments = "".join(tc[0].function.arguments or "" for tc in calls)
     assert calls[0][0].function.name == "read"
     assert json.loads(arguments) == {"path": "/work/A.txt"}
@@ -50,7 +62,9 @@ def test_chat_streamed_with_usage_gives_a_tool_call_then_the_usage(mock: MockSer
 def test_chat_streamed_without_usage_has_no_usage_chunk(mock: MockServer) -> None:
     messages = [{"role": "user", "content": "go"}]
     chunks = list(
-        _chat(mock).chat.completions.create(model="m", messages=messages, tools=CHAT_TOOLS, stream=True)  # fmt: skip
+        _chat(mock).chat.completions.create(
+            model="m", messages=messages, tools=CHAT_TOOLS, stream=True
+        )
     )
     assert all(c.usage is None for c in chunks)
     assert chunks[-1].choices[0].finish_reason == "tool_calls"
@@ -60,21 +74,37 @@ def test_chat_not_streamed_reports_the_shared_prefix_as_cached(mock: MockServer)
     client = _chat(mock)
     first = [{"role": "system", "content": "You help." * 50}, {"role": "user", "content": "go"}]
     client.chat.completions.create(model="m", messages=first, tools=CHAT_TOOLS)
-    call = {"id": "call_probe_0", "type": "function", "function": {"name": "read", "arguments": "{}"}}  # fmt: skip
-    second = [*first, {"role": "assistant", "content": None, "tool_calls": [call]},
-              {"role": "tool", "tool_call_id": "call_probe_0", "content": "text"}]  # fmt: skip
+    call = {
+        "id": "call_probe_0",
+        "type": "function",
+        "function": {"name": "read", "arguments": "{}"},
+    }
+    second = [
+        *first,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_probe_0", "content": "text"},
+    ]
     answer = client.chat.completions.create(model="m", messages=second, tools=CHAT_TOOLS)
     assert answer.choices[0].message.content == STEPS[1].value
     usage = answer.usage
-    assert usage is not None and 0 < usage.prompt_tokens_details.cached_tokens < usage.prompt_tokens  # fmt: skip
+    assert usage is not None and 0 < usage.prompt_tokens_details.cached_tokens < usage.prompt_tokens
 
 
 def test_responses_stream_events_end_with_usage(mock: MockServer) -> None:
     client = openai.OpenAI(base_url=mock.base_url + "/v1", api_key="k", max_retries=0)
-    tools = [{"type": "function", "name": "exec_command", "strict": False,
-              "parameters": {"type": "object", "properties": {"cmd": {"type": "array", "items": {"type": "string"}}}}}]  # fmt: skip
+    tools = [
+        {
+            "type": "function",
+            "name": "exec_command",
+            "strict": False,
+            "parameters": {
+                "type": "object",
+                "properties": {"cmd": {"type": "array", "items": {"type": "string"}}},
+            },
+        }
+    ]
     events = list(client.responses.create(model="m", input="go", tools=tools, stream=True))
-    done = [e for e in events if e.type == "response.output_item.done"][0]
+    done = next(e for e in events if e.type == "response.output_item.done")
     assert done.item.type == "function_call"
     assert json.loads(done.item.arguments) == {"cmd": ["bash", "-lc", "cat A.txt"]}
     assert events[-1].type == "response.completed"
@@ -83,11 +113,20 @@ def test_responses_stream_events_end_with_usage(mock: MockServer) -> None:
 
 def test_anthropic_stream_and_body_and_count_tokens(mock: MockServer) -> None:
     client = anthropic.Anthropic(base_url=mock.base_url, api_key="sk-ant-secret", max_retries=0)
-    tools = [{"name": "Read", "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}}}]  # fmt: skip
+    tools = [
+        {
+            "name": "Read",
+            "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}},
+        }
+    ]
     messages = [{"role": "user", "content": "go"}]
-    with client.messages.stream(model="m", max_tokens=100, system="You help.", messages=messages, tools=tools) as stream:  # fmt: skip
+    with client.messages.stream(
+        model="m", max_tokens=100, system="You help.", messages=messages, tools=tools
+    ) as stream:
         final = stream.get_final_message()
-    assert final.content[0].type == "tool_use" and final.content[0].input == {"file_path": "/work/A.txt"}  # fmt: skip
+    assert final.content[0].type == "tool_use" and final.content[0].input == {
+        "file_path": "/work/A.txt"
+    }
     assert final.usage.cache_read_input_tokens is not None
     body = client.messages.create(
         model="m", max_tokens=100, system="You help.", messages=messages, tools=tools
@@ -101,11 +140,31 @@ def test_gemini_generate_stream_and_count(mock: MockServer) -> None:
     client = genai.Client(api_key="AIza-secret", http_options={"base_url": mock.base_url})
     from google.genai import types
 
-    tool = types.Tool(function_declarations=[types.FunctionDeclaration(name="read_file", parameters_json_schema={"type": "object", "properties": {"absolute_path": {"type": "string"}}})])  # fmt: skip
-    config = types.GenerateContentConfig(tools=[tool], system_instruction="You help.", automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))  # fmt: skip
+    tool = types.Tool(
+        function_declarations=[
+            types.FunctionDeclaration(
+                name="read_file",
+                parameters_json_schema={
+                    "type": "object",
+                    "properties": {"absolute_path": {"type": "string"}},
+                },
+            )
+        ]
+    )
+    config = types.GenerateContentConfig(
+        tools=[tool],
+        system_instruction="You help.",
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
     answer = client.models.generate_content(model="gemini-2.5-flash", contents="go", config=config)
-    assert answer.function_calls and answer.function_calls[0].args == {"absolute_path": "/work/A.txt"}  # fmt: skip
-    chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="go", config=config))  # fmt: skip
+    assert answer.function_calls and answer.function_calls[0].args == {
+        "absolute_path": "/work/A.txt"
+    }
+    chunks = list(
+        client.models.generate_content_stream(
+            model="gemini-2.5-flash", contents="go", config=config
+        )
+    )
     assert chunks[-1].usage_metadata is not None
     assert chunks[-1].usage_metadata.cached_content_token_count is not None
     assert client.models.count_tokens(model="gemini-2.5-flash", contents="go").total_tokens

@@ -1,0 +1,428 @@
+"""Running one harness through a scenario, as its profile says, against a fresh mock per session.
+
+A harness that crashes, hangs or never calls the mock is not an error here: its processes'
+exit codes, timeouts and output tails are kept, and the checks judge what was recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from .isolation import (
+    Room,
+    environment,
+    faketime_library,
+    faketime_value,
+    init_git,
+    kill_group,
+)
+from .profile import Profile
+from .scenario import Scenario
+from .server import MockServer, Script, read_log
+
+MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+TAIL_CHARS = 2000
+
+
+@dataclass
+class ProcessRun:
+    session: int
+    turns: list[int]
+    argv: list[str]
+    exit_code: int | None
+    seconds: float
+    timed_out: bool
+    stdout: str
+    stderr: str
+    first_request: int  # the log numbers of the requests it sent: first_request < n <= last
+    last_request: int
+
+
+@dataclass
+class SessionRun:
+    index: int
+    clock: datetime | None
+    entries: list[dict[str, Any]]
+    processes: list[ProcessRun]
+    work: Path
+
+
+@dataclass
+class ProbeRun:
+    profile: Profile
+    scenario: Scenario
+    version: str | None
+    started: datetime
+    finished: datetime
+    clock_problem: str | None  # why the clock could not be moved, when the scenario moves it
+    sessions: list[SessionRun] = field(default_factory=list)
+
+
+def substitute(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def _bounded(path: Path) -> str:
+    with path.open("rb") as f:
+        return f.read(MAX_OUTPUT_BYTES).decode("utf-8", "replace")
+
+
+def _clock_problem(profile: Profile, scenario: Scenario) -> str | None:
+    moves = any(scenario.sessions) or any(t.clock for t in scenario.turns)
+    if not moves or profile.clock == "self":
+        return None
+    if profile.clock == "static":
+        return profile.clock_note or "a static binary: libfaketime cannot move its clock"
+    if faketime_library() is None:
+        return "libfaketime is not installed (Debian: apt-get install faketime)"
+    return None
+
+
+class _Session:
+    """One session: its room, its mock, and the processes that play its turns."""
+
+    def __init__(self, run: ProbeRun, index: int, root: Path, out: Path, path_prefix: list[str]):
+        self.run, self.index = run, index
+        self.profile, self.scenario = run.profile, run.scenario
+        self.clock = self.scenario.sessions[index]
+        self.room = Room.make(root / f"session-{index + 1}")
+        self.log = out / f"requests-{index + 1}.jsonl"
+        self.log.unlink(missing_ok=True)
+        self.path_prefix = path_prefix
+        self.processes: list[ProcessRun] = []
+        self.began = time.monotonic()
+
+    def values(self, mock: MockServer) -> dict[str, str]:
+        source = self.profile.source
+        return {
+            "base_url": mock.base_url,
+            "port": str(mock.port),
+            "home": str(self.room.home),
+            "work": str(self.room.work),
+            "python": sys.executable,
+            "profile_dir": str(source.parent) if source else "",
+        }
+
+    def prepare(self, values: dict[str, str]) -> None:
+        for name, text in self.scenario.files.items():
+            (self.room.work / name).write_text(text, encoding="utf-8")
+        for name, text in self.profile.files.items():
+            top, _, rest = name.partition("/")
+            target = (self.room.home if top == "home" else self.room.work) / rest
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(substitute(text, values), encoding="utf-8")
+        init_git(self.room.work)
+
+    def env(self, values: dict[str, str], clock: datetime | None) -> dict[str, str]:
+        extra = {k: substitute(v, values) for k, v in self.profile.env.items()}
+        env = environment(self.room, extra, self.path_prefix)
+        if clock is not None and self.run.clock_problem is None:
+            env["FAKETIME"] = faketime_value(clock)
+            library = faketime_library()
+            if self.profile.clock == "faketime" and library:
+                env["LD_PRELOAD"] = library
+                env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+        return env
+
+    def clock_for_turn(self, turn: int) -> datetime | None:
+        moved = self.scenario.turns[turn].clock
+        if moved is not None:
+            return moved
+        if self.clock is None:
+            return None
+        return self.clock + timedelta(seconds=time.monotonic() - self.began)
+
+    def holds(self) -> dict[int, float]:
+        """In one process the clock must pass on its own: hold the answer before a turn whose
+        clock moved until the harness's clock has reached it."""
+        if self.profile.drive.mode == "per-turn" or self.clock is None:
+            return {}
+        holds = {}
+        for number, turn in enumerate(self.scenario.turns):
+            if number and turn.clock is not None:
+                wait = (turn.clock - self.clock).total_seconds()
+                holds[self.scenario.first_step_of_turn(number) - 1] = max(0.0, wait)
+        return holds
+
+    def spawn(
+        self, argv: list[str], env: dict[str, str], stdin: Path | None, tag: str
+    ) -> tuple[subprocess.Popen[bytes], Path, Path]:
+        out, err = self.room.root / f"{tag}.stdout", self.room.root / f"{tag}.stderr"
+        executable = shutil.which(argv[0], path=env["PATH"]) or argv[0]
+        with out.open("wb") as o, err.open("wb") as e:
+            process = subprocess.Popen(
+                [executable, *argv[1:]],
+                cwd=self.room.work,
+                env=env,
+                stdin=stdin.open("rb") if stdin else subprocess.PIPE,
+                stdout=o if stdin else subprocess.PIPE,
+                stderr=e,
+                start_new_session=True,
+            )
+        return process, out, err
+
+    def finish(
+        self,
+        process: subprocess.Popen[bytes],
+        argv: list[str],
+        turns: list[int],
+        out: Path,
+        err: Path,
+        started: float,
+        first: int,
+        mock: MockServer,
+        timed_out: bool,
+    ) -> None:
+        kill_group(process)  # what it left running goes too
+        self.processes.append(
+            ProcessRun(
+                session=self.index,
+                turns=turns,
+                argv=argv,
+                exit_code=None if timed_out else process.returncode,
+                seconds=round(time.monotonic() - started, 2),
+                timed_out=timed_out,
+                stdout=_bounded(out),
+                stderr=_bounded(err)[-TAIL_CHARS:],
+                first_request=first,
+                last_request=mock.model.count,
+            )
+        )
+
+    def run_simple(
+        self, argv: list[str], env: dict[str, str], turns: list[int], mock: MockServer, stdin: Path
+    ) -> None:
+        tag = f"turn-{turns[0] + 1}"
+        first, started = mock.model.count, time.monotonic()
+        try:
+            process, out, err = self.spawn(argv, env, stdin, tag)
+        except OSError as e:
+            (self.room.root / f"{tag}.stderr").write_text(f"cannot start {argv[0]}: {e}")
+            self.processes.append(
+                ProcessRun(
+                    self.index,
+                    turns,
+                    argv,
+                    None,
+                    0.0,
+                    False,
+                    "",
+                    f"cannot start {argv[0]}: {e.strerror}",
+                    first,
+                    first,
+                )
+            )
+            return
+        timed_out = False
+        try:
+            process.wait(timeout=self.profile.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        self.finish(process, argv, turns, out, err, started, first, mock, timed_out)
+
+    def run_stream_json(
+        self, argv: list[str], env: dict[str, str], mock: MockServer, values: dict[str, str]
+    ) -> None:
+        drive = self.profile.drive
+        first, started = mock.model.count, time.monotonic()
+        turns = list(range(len(self.scenario.turns)))
+        try:
+            process, out, err = self.spawn(argv, env, None, "session")
+        except OSError as e:
+            self.processes.append(
+                ProcessRun(
+                    self.index,
+                    turns,
+                    argv,
+                    None,
+                    0.0,
+                    False,
+                    "",
+                    f"cannot start {argv[0]}: {e.strerror}",
+                    first,
+                    first,
+                )
+            )
+            return
+        done = threading.Semaphore(0)
+
+        def read() -> None:
+            assert process.stdout is not None
+            with out.open("wb") as sink:
+                for line in process.stdout:
+                    sink.write(line)
+                    sink.flush()
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        continue
+                    if (
+                        isinstance(event, dict)
+                        and str(event.get(drive.turn_done_key)) == drive.turn_done_value
+                    ):
+                        done.release()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        deadline = started + self.profile.timeout
+        timed_out = False
+        assert process.stdin is not None
+        for turn in self.scenario.turns:
+            line = substitute(
+                drive.message_line, {**values, "message": json.dumps(turn.user)[1:-1]}
+            )
+            try:
+                process.stdin.write(line.encode() + b"\n")
+                process.stdin.flush()
+            except OSError:
+                break
+            if not done.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                timed_out = True
+                break
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        if not timed_out:
+            try:
+                process.wait(timeout=max(1.0, min(30.0, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                pass  # it answered every turn; lingering after its input ended is no fault
+        kill_group(process)
+        reader.join(timeout=5)
+        self.finish(process, argv, turns, out, err, started, first, mock, timed_out)
+
+    def play(self) -> SessionRun:
+        script = Script(
+            self.scenario.steps(), str(self.room.work), self.profile.text_tool, self.holds()
+        )
+        with MockServer(script, self.log) as mock:
+            values = self.values(mock)
+            self.prepare(values)
+            drive = self.profile.drive
+            turns = self.scenario.turns
+            if drive.mode == "per-turn":
+                for number, turn in enumerate(turns):
+                    command = drive.first if number == 0 else drive.resume
+                    argv = [substitute(a, {**values, "message": turn.user}) for a in command]
+                    self.run_simple(
+                        argv,
+                        self.env(values, self.clock_for_turn(number)),
+                        [number],
+                        mock,
+                        self.room.stdin,
+                    )
+            elif drive.mode == "one-process":
+                argv = self.one_process_argv(drive.first, values)
+                self.run_simple(
+                    argv,
+                    self.env(values, self.clock),
+                    list(range(len(turns))),
+                    mock,
+                    self.room.stdin,
+                )
+            elif drive.mode == "stdin-script":
+                script_text = "".join(
+                    substitute(drive.message_line, {**values, "message": t.user}) + "\n"
+                    for t in turns
+                )
+                stdin = self.room.root / "script"
+                stdin.write_text(
+                    script_text + substitute(drive.script_end, values), encoding="utf-8"
+                )
+                argv = [substitute(a, values) for a in drive.first]
+                self.run_simple(
+                    argv, self.env(values, self.clock), list(range(len(turns))), mock, stdin
+                )
+            else:
+                argv = [substitute(a, values) for a in drive.first]
+                self.run_stream_json(argv, self.env(values, self.clock), mock, values)
+        return SessionRun(
+            self.index, self.clock, read_log(self.log), self.processes, self.room.work
+        )
+
+    def one_process_argv(self, command: tuple[str, ...], values: dict[str, str]) -> list[str]:
+        argv: list[str] = []
+        messages = [t.user for t in self.scenario.turns]
+        for arg in command:
+            if arg == "{messages}":
+                argv.extend(messages)
+            elif arg.startswith("{messages:") and arg.endswith("}"):
+                between = arg[len("{messages:") : -1]
+                for number, message in enumerate(messages):
+                    argv.extend([between, message] if number else [message])
+            else:
+                argv.append(substitute(arg, values))
+        return argv
+
+
+def harness_version(profile: Profile, path_prefix: list[str]) -> str | None:
+    if not profile.version_command:
+        return None
+    with tempfile.TemporaryDirectory(prefix="ctxconf-probe-version-") as root:
+        room = Room.make(Path(root))
+        env = environment(room, {}, path_prefix)
+        source = profile.source
+        values = {"python": sys.executable, "profile_dir": str(source.parent) if source else ""}
+        argv = [substitute(a, values) for a in profile.version_command]
+        executable = shutil.which(argv[0], path=env["PATH"])
+        if executable is None:
+            return None
+        try:
+            done = subprocess.run(
+                [executable, *argv[1:]],
+                env=env,
+                cwd=room.work,
+                stdin=room.stdin.open("rb"),
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    lines = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()
+    return lines[0].strip()[:200] if lines else None
+
+
+def run_probe(
+    profile: Profile,
+    scenario: Scenario,
+    out: Path,
+    path_prefix: list[str] | None = None,
+    keep: bool = False,
+) -> ProbeRun:
+    """Play every session of `scenario` with the harness of `profile`; logs go under `out`."""
+    prefix = list(path_prefix or [])
+    out.mkdir(parents=True, exist_ok=True)
+    run = ProbeRun(
+        profile,
+        scenario,
+        harness_version(profile, prefix),
+        datetime.now().astimezone(),
+        datetime.now().astimezone(),
+        _clock_problem(profile, scenario),
+    )
+    root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
+    try:
+        for index in range(len(scenario.sessions)):
+            run.sessions.append(_Session(run, index, root, out, prefix).play())
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+    run.finished = datetime.now().astimezone()
+    return run
+
+
+__all__ = ["ProbeRun", "ProcessRun", "SessionRun", "harness_version", "run_probe", "substitute"]

@@ -1,0 +1,104 @@
+"""The probe's pages: one run's results as HTML, and the harness-by-check matrix built from
+several results files as HTML and markdown. Rendered from results files only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from .checks import CHECKS
+
+# When one harness ran several scenarios, the verdict that says the most wins for each check.
+RANK = {"fail": 5, "pass": 4, "info": 3, "error": 2, "not-testable": 1}
+SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("ctxconf.probe", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def run_page(data: dict[str, Any]) -> str:
+    return _environment().get_template("run.html.j2").render(run=data, symbol=SYMBOL)
+
+
+@dataclass(frozen=True)
+class Cell:
+    verdict: str
+    summary: str
+    scenario: str
+
+
+@dataclass(frozen=True)
+class Row:
+    harness: str
+    version: str
+    api: str
+    date: str
+    cells: dict[str, Cell]
+
+
+def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
+    by_harness: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_harness.setdefault(run["harness"]["name"], []).append(run)
+    rows = []
+    for name, group in sorted(by_harness.items()):
+        cells: dict[str, Cell] = {}
+        for run in group:
+            for check in run["checks"]:
+                cell = Cell(check["verdict"], check["summary"], run["scenario"]["name"])
+                held = cells.get(check["id"])
+                if held is None or RANK.get(cell.verdict, 0) > RANK.get(held.verdict, 0):
+                    cells[check["id"]] = cell
+        versions = sorted({r["harness"]["version"] or "unknown" for r in group})
+        dates = sorted({r["started"][:10] for r in group})
+        rows.append(
+            Row(name, ", ".join(versions), group[0]["harness"]["api"], ", ".join(dates), cells)
+        )
+    return rows
+
+
+def columns() -> list[tuple[str, str, str]]:
+    return [(c.id, c.anchor, c.title) for c in CHECKS]
+
+
+def matrix_html(runs: Sequence[dict[str, Any]]) -> str:
+    return (
+        _environment()
+        .get_template("matrix.html.j2")
+        .render(rows=matrix_rows(runs), columns=columns(), symbol=SYMBOL)
+    )
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def matrix_markdown(runs: Sequence[dict[str, Any]]) -> str:
+    cols = columns()
+    head = ["harness", "version", "API", "run on"] + [
+        f"{title} (`{anchor}`)" for _, anchor, title in cols
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in matrix_rows(runs):
+        cells = []
+        for check_id, _, _ in cols:
+            cell = row.cells.get(check_id)
+            cells.append("" if cell is None else _md(f"{SYMBOL[cell.verdict]} {cell.summary}"))
+        lines.append(
+            "| " + " | ".join([row.harness, row.version, row.api, row.date, *cells]) + " |"
+        )
+    legend = "✅ pass · ❌ fail · 🔎 behaviour, with figures · ⚠️ error · — not testable"
+    return "\n".join(lines) + "\n\n" + legend + "\n"
+
+
+__all__ = ["matrix_html", "matrix_markdown", "matrix_rows", "run_page"]

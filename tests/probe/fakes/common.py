@@ -1,0 +1,240 @@
+"""A small agent harness for the probe's tests: a real HTTP client of the mock, one API shape per
+entry script, with deliberate faults chosen by flag.
+
+Run one turn: `fake_chat.py [--fault NAME]... [--resume] MESSAGE` (the session is kept under
+$HOME/.fake), or `--stream-json`: one `{"message": …}` line per turn on standard input, a
+`{"type": "result"}` line after each. It honours FAKETIME ("@YYYY-MM-DD HH:MM:SS") itself, as
+libfaketime would make a real harness do. Without faults it keeps to the rules the probe checks.
+
+Faults: date-in-system (the date in a prompt made once, and no note at midnight),
+rebuilt-prompt (a prompt remade every request), rewritten-previous (a reminder on the last user
+message, dropped from it in the next request), changing-tools (a tool more on every request),
+uncapped (a long output passed whole), ignore-usage (no cached tokens in the output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+FAULTS = (
+    "date-in-system",
+    "rebuilt-prompt",
+    "rewritten-previous",
+    "changing-tools",
+    "uncapped",
+    "ignore-usage",
+)
+HEAD_LINES, TAIL_LINES = 200, 100
+STARTED = time.monotonic()
+
+
+@dataclass
+class Answer:
+    text: str
+    calls: list[dict[str, Any]]  # {"id", "name", "args"}
+    cached: int | None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one API shape is spoken: its tools, the request body, the URL, the stream's reading."""
+
+    read_tool: tuple[str, str] | None  # (name, path key), None: reads go through the shell
+    shell_tool: tuple[str, str, bool]  # (name, command key, argv array?)
+    url: Callable[[str], str]
+    headers: dict[str, str]
+    body: Callable[[str, list[dict[str, Any]], list[dict[str, Any]]], dict[str, Any]]
+    parse: Callable[[Iterator[dict[str, Any]]], Answer]
+    stub_rereads: bool = False
+
+
+def now() -> datetime:
+    fake = os.environ.get("FAKETIME", "")
+    if fake.startswith("@"):
+        start = datetime.strptime(fake[1:], "%Y-%m-%d %H:%M:%S")
+        return start + timedelta(seconds=time.monotonic() - STARTED)
+    return datetime.now()
+
+
+def tool_specs(shape: Shape, extra: int) -> list[dict[str, Any]]:
+    """Tools as (name, description, JSON schema)."""
+    specs = []
+    if shape.read_tool:
+        name, key = shape.read_tool
+        specs.append(
+            {
+                "name": name,
+                "description": "Read a file.",
+                "schema": {
+                    "type": "object",
+                    "properties": {key: {"type": "string"}},
+                    "required": [key],
+                },
+            }
+        )
+    name, key, as_argv = shape.shell_tool
+    command = {"type": "array", "items": {"type": "string"}} if as_argv else {"type": "string"}
+    specs.append(
+        {
+            "name": name,
+            "description": "Run a shell command.",
+            "schema": {"type": "object", "properties": {key: command}, "required": [key]},
+        }
+    )
+    for number in range(extra):
+        specs.append(
+            {
+                "name": f"noop_{number}",
+                "description": "Nothing.",
+                "schema": {"type": "object", "properties": {}},
+            }
+        )
+    return specs
+
+
+def sse_events(response: Any) -> Iterator[dict[str, Any]]:
+    for raw in response:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if line.startswith("data: ") and line != "data: [DONE]":
+            yield json.loads(line[len("data: ") :])
+
+
+def cap(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) <= HEAD_LINES + TAIL_LINES:
+        return text
+    elided = len(lines) - HEAD_LINES - TAIL_LINES
+    return "\n".join([*lines[:HEAD_LINES], f"[{elided} lines elided]", *lines[-TAIL_LINES:]])
+
+
+class Session:
+    def __init__(self, shape: Shape, faults: set[str], home: Path, resume: bool) -> None:
+        self.shape, self.faults = shape, faults
+        self.file = home / ".fake" / "session.json"
+        state: dict[str, Any] = {}
+        if resume and self.file.is_file():
+            state = json.loads(self.file.read_text())
+        self.messages: list[dict[str, Any]] = state.get("messages", [])
+        self.system: str = state.get("system") or self.make_system(0)
+        self.told: str | None = state.get("told")
+        self.reads: dict[str, str] = state.get("reads", {})
+        self.requests = int(state.get("requests", 0))
+        self.cached: list[int] = []
+
+    def make_system(self, request: int) -> str:
+        lines = ["You are a fake harness for the probe's tests.", "Use the tools to do the task."]
+        if "date-in-system" in self.faults:
+            lines.append(f"Current date: {now().date().isoformat()}")
+        if "rebuilt-prompt" in self.faults:
+            lines.append(f"Request number: {request}")
+        return "\n".join(lines)
+
+    def save(self) -> None:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        state = {
+            "messages": self.messages,
+            "system": self.system,
+            "told": self.told,
+            "reads": self.reads,
+            "requests": self.requests,
+        }
+        self.file.write_text(json.dumps(state))
+
+    def user(self, text: str) -> None:
+        today = now().date().isoformat()
+        if "date-in-system" not in self.faults and today != self.told:
+            text = f"<session-note>\nToday's date is {today}.\n</session-note>\n\n{text}"
+            self.told = today
+        self.messages.append({"role": "user", "text": text})
+
+    def run_tool(self, call: dict[str, Any]) -> str:
+        args = call["args"]
+        if self.shape.read_tool and call["name"] == self.shape.read_tool[0]:
+            path = Path(args[self.shape.read_tool[1]])
+            text = path.read_text() if path.is_file() else f"no such file: {path}"
+            if self.shape.stub_rereads and self.reads.get(str(path)) == text:
+                return f"[{path.name} unchanged since the last read]"
+            self.reads[str(path)] = text
+            return text
+        command = args.get(self.shape.shell_tool[1], "")
+        argv = command if isinstance(command, list) else ["bash", "-c", command]
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        output = done.stdout + done.stderr
+        return output if "uncapped" in self.faults else cap(output)
+
+    def send(self, base_url: str) -> Answer:
+        self.requests += 1
+        if "rebuilt-prompt" in self.faults:
+            self.system = self.make_system(self.requests)
+        extra = self.requests if "changing-tools" in self.faults else 0
+        messages = [dict(m) for m in self.messages]
+        if "rewritten-previous" in self.faults:
+            last = max(i for i, m in enumerate(messages) if m["role"] == "user")
+            messages[last]["text"] += "\n(Reminder: answer briefly.)"
+        body = self.shape.body(self.system, tool_specs(self.shape, extra), messages)
+        request = urllib.request.Request(
+            self.shape.url(base_url),
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", **self.shape.headers},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return self.shape.parse(sse_events(response))
+
+    def turn(self, base_url: str, text: str) -> None:
+        self.user(text)
+        for _ in range(20):
+            answer = self.send(base_url)
+            if answer.cached is not None:
+                self.cached.append(answer.cached)
+            self.messages.append({"role": "assistant", "text": answer.text, "calls": answer.calls})
+            if not answer.calls:
+                return
+            for call in answer.calls:
+                self.messages.append(
+                    {
+                        "role": "tool",
+                        "id": call["id"],
+                        "name": call["name"],
+                        "text": self.run_tool(call),
+                    }
+                )
+
+    def report(self) -> dict[str, Any]:
+        usage = {} if "ignore-usage" in self.faults else {"cached_tokens": sum(self.cached)}
+        return {"type": "result", "usage": usage}
+
+
+def main(shape: Shape) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fault", action="append", default=[], choices=FAULTS)
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--stream-json", action="store_true")
+    parser.add_argument("--version", action="store_true")
+    parser.add_argument("message", nargs="?", default="")
+    args = parser.parse_args()
+    if args.version:
+        print("fake-harness 1.0.0")
+        return 0
+    base_url = os.environ["FAKE_BASE_URL"]
+    session = Session(shape, set(args.fault), Path(os.environ["HOME"]), args.resume)
+    if args.stream_json:
+        for line in sys.stdin:
+            session.turn(base_url, json.loads(line)["message"])
+            session.save()
+            print(json.dumps(session.report()), flush=True)
+        return 0
+    session.turn(base_url, args.message)
+    session.save()
+    print(json.dumps(session.report()))
+    return 0

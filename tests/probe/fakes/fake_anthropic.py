@@ -1,0 +1,78 @@
+"""A fake harness speaking Anthropic Messages, streamed; it stubs re-reads."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from common import Answer, Shape, main
+
+
+def body(
+    system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]]
+) -> dict[str, Any]:
+    wire: list[dict[str, Any]] = []
+    for m in messages:
+        if m["role"] == "user":
+            wire.append({"role": "user", "content": m["text"]})
+        elif m["role"] == "assistant":
+            blocks: list[dict[str, Any]] = (
+                [{"type": "text", "text": m["text"]}] if m["text"] else []
+            )
+            blocks += [
+                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
+                for c in m["calls"]
+            ]
+            wire.append({"role": "assistant", "content": blocks})
+        else:
+            block = {"type": "tool_result", "tool_use_id": m["id"], "content": m["text"]}
+            if wire and wire[-1]["role"] == "user" and isinstance(wire[-1]["content"], list):
+                wire[-1]["content"].append(block)
+            else:
+                wire.append({"role": "user", "content": [block]})
+    functions = [
+        {"name": t["name"], "description": t["description"], "input_schema": t["schema"]}
+        for t in tools
+    ]
+    return {
+        "model": "mock-model",
+        "max_tokens": 1000,
+        "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+        "messages": wire,
+        "tools": functions,
+        "stream": True,
+    }
+
+
+def parse(events: Iterator[dict[str, Any]]) -> Answer:
+    text, calls, cached = "", [], None
+    for event in events:
+        kind = event["type"]
+        if kind == "message_start":
+            cached = event["message"]["usage"].get("cache_read_input_tokens")
+        elif kind == "content_block_start" and event["content_block"]["type"] == "tool_use":
+            block = event["content_block"]
+            calls.append({"id": block["id"], "name": block["name"], "args": ""})
+        elif kind == "content_block_delta":
+            delta = event["delta"]
+            if delta["type"] == "text_delta":
+                text += delta["text"]
+            else:
+                calls[-1]["args"] += delta["partial_json"]
+    return Answer(text, [{**c, "args": json.loads(c["args"] or "{}")} for c in calls], cached)
+
+
+SHAPE = Shape(
+    read_tool=("Read", "file_path"),
+    shell_tool=("Bash", "command", False),
+    url=lambda base: base + "/v1/messages",
+    headers={"x-api-key": "fake-secret-anthropic", "anthropic-version": "2023-06-01"},
+    body=body,
+    parse=parse,
+    stub_rereads=True,
+)
+
+if __name__ == "__main__":
+    sys.exit(main(SHAPE))

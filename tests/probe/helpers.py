@@ -1,0 +1,50 @@
+"""Profiles of the fake harnesses, written for one test with the faults it asks for."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+FAKES = Path(__file__).parent / "fakes"
+SHAPES = {
+    "chat": "openai-chat",
+    "responses": "openai-responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+}
+
+
+def fake_profile(
+    folder: Path, shape: str = "chat", faults: tuple[str, ...] = (), mode: str = "per-turn"
+) -> Path:
+    """A profile file for the fake harness of `shape` with `faults`; returns its path."""
+    script = str(FAKES / f"fake_{shape}.py")
+    flags = [a for f in faults for a in ("--fault", f)]
+    if mode == "per-turn":
+        drive = {
+            "mode": "per-turn",
+            "command": [sys.executable, script, *flags, "{message}"],
+            "resume": [sys.executable, script, *flags, "--resume", "{message}"],
+        }
+    else:
+        drive = {
+            "mode": "stream-json",
+            "command": [sys.executable, script, *flags, "--stream-json"],
+            "message": '{"message": "{message}"}',
+            "turn_done": {"key": "type", "value": "result"},
+        }
+    profile = {
+        "name": f"fake-{shape}",
+        "description": f"the fake {shape} harness of the probe's tests",
+        "api": SHAPES[shape],
+        "version_command": [sys.executable, script, "--version"],
+        "env": {"FAKE_BASE_URL": "{base_url}"},
+        "drive": drive,
+        "usage_output": {"key": "usage.cached_tokens"},
+        "clock": "self",
+        "timeout": 60,
+    }
+    path = folder / f"fake-{shape}-{'-'.join(faults) or 'clean'}.yaml"
+    path.write_text(json.dumps(profile, indent=2))  # JSON is YAML
+    return path
