@@ -10,5 +10,6 @@ def add_impl_argument(parser: argparse.ArgumentParser) -> None:
         "--impl",
         required=True,
         metavar="SPEC",
-        help="reference, python:MODULE, cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
+        help="reference, python:MODULE (in process), pyproc:MODULE (in a child process), "
+        "cmd:COMMAND (a JSON-lines subprocess) or an http:// URL",
     )
