@@ -489,3 +489,34 @@ def test_pyproc_is_the_module_in_a_child_process(
 def test_unusable_pyproc_specs(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         transport_factory(spec, timeout=1)
+
+
+def test_close_from_another_thread_ends_a_case_under_way() -> None:
+    """An interrupted run closes its transports while their cases still wait for answers."""
+    transport = _faux("hang", timeout=10)
+    transport.hello()
+    failures: list[CaseFailure] = []
+
+    def hung_case() -> None:
+        try:
+            transport.run(_request(1), 60)
+        except CaseFailure as failure:
+            failures.append(failure)
+
+    worker = threading.Thread(target=hung_case)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while "child pid" not in (stderr := transport.take_stderr()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(stderr.split("child pid ")[1].split()[0])
+    started = time.monotonic()
+    transport.close()
+    worker.join(10)
+    assert not worker.is_alive() and time.monotonic() - started < 5
+    assert [f.kind for f in failures] == ["crash"]
+    assert "killed by SIGKILL" in failures[0].message
+    deadline = time.monotonic() + 2
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+    transport.close()

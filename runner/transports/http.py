@@ -72,9 +72,14 @@ class HttpTransport:
         return self._exchange("POST", "/run", encode_message(request), timeout)
 
     def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            if connection.sock is not None:
+                try:  # wakes a read blocked on it in another thread, as close() alone would not
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            connection.close()
 
     def _connect(self, timeout: float) -> http.client.HTTPConnection:
         """A connected connection: the kept-alive one unless the server has closed it since,

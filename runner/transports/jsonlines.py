@@ -139,12 +139,16 @@ class _Process:
     def alive(self) -> bool:
         return self.popen.poll() is None
 
-    def kill(self) -> None:
-        """Kill the whole process group and release every pipe."""
+    def kill_group(self) -> None:
+        """SIGKILL to the whole process group: children too, whatever signals they ignore."""
         try:
             os.killpg(self.popen.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def kill(self) -> None:
+        """Kill the whole process group and release every pipe."""
+        self.kill_group()
         self.popen.wait()
         self._release()
 
@@ -212,6 +216,7 @@ class JsonLinesTransport:
         self._max_line = max_line_bytes
         self._stderr = _StderrTail(stderr_kept_bytes)
         self._process: _Process | None = None
+        self._exchanging = threading.Lock()  # held while a message is out
 
     # -- the Transport interface -----------------------------------------------------------
 
@@ -228,9 +233,19 @@ class JsonLinesTransport:
         return response
 
     def close(self) -> None:
-        if self._process is not None:
-            self._process.stop(time.monotonic() + _GRACE)
+        process = self._process
+        if process is None:
+            return
+        if not self._exchanging.acquire(blocking=False):
+            # A case is under way on another thread (the run was interrupted): end it by
+            # killing the group; that thread sees the end of stdout and releases the pipes.
+            process.kill_group()
+            return
+        try:
+            process.stop(time.monotonic() + _GRACE)
             self._process = None
+        finally:
+            self._exchanging.release()
 
     def take_stderr(self) -> str:
         return self._stderr.take()
@@ -271,6 +286,10 @@ class JsonLinesTransport:
             self._process = None
 
     def _exchange(self, message: Message, timeout: float) -> Message:
+        with self._exchanging:
+            return self._exchange_now(message, timeout)
+
+    def _exchange_now(self, message: Message, timeout: float) -> Message:
         process = self._process
         assert process is not None
         deadline = time.monotonic() + clamp_timeout(timeout)
