@@ -32,6 +32,7 @@ from typing import Any, TextIO
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from jsonschema import Draft202012Validator
 
@@ -43,13 +44,16 @@ from ctxconf.runner import equivalent_diff
 from ctxconf.runner.errors import ImplementationStartError, RunnerError, UsageError
 from ctxconf.runner.protocol import ProtocolError, parse_hello, parse_run_response, run_request
 from ctxconf.runner.transports import CaseFailure, KeepsStderr, Transport, transport_factory
-from ctxconf.strategies import sessions_of
+from ctxconf.strategies import ops_of, sessions_of
 from ctxconf.textdiff import visible, visible_diff
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 AREA = "context"  # the default area
 DEFAULT_EXAMPLES = 500
 UNLIMITED = 10**9  # sessions, when only --max-time bounds the run
+# Sessions per Hypothesis run: a run keeps a record of every session it drew (so it never draws
+# one twice), which grows without end over a long --max-time; each batch starts afresh.
+BATCH = DEFAULT_EXAMPLES
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_REPORTS = Path("reports")
 
@@ -138,6 +142,7 @@ class FuzzOptions:
     max_time: float | None = None  # seconds; None: no limit
     accept_equivalent_diffs: bool = False
     area: str = AREA
+    ops: frozenset[str] | None = None  # the ops sessions are made of; None: every op
 
 
 @dataclass(frozen=True)
@@ -203,10 +208,17 @@ def differing_steps(
     for index, (step, want, have) in enumerate(zip(case["steps"], expected, actual, strict=True)):
         if want == have:
             continue
-        if accept_equivalent_diffs and step["op"] in _DIFF_OPS and equivalent_diff.check(
-            step, want, have, context=config.diff_context,
-            no_newline=config.texts.render("no_newline"),
-        ).equivalent:
+        if (
+            accept_equivalent_diffs
+            and step["op"] in _DIFF_OPS
+            and equivalent_diff.check(
+                step,
+                want,
+                have,
+                context=config.diff_context,
+                no_newline=config.texts.render("no_newline"),
+            ).equivalent
+        ):
             continue
         differing.append(index)
     return tuple(differing)
@@ -245,12 +257,59 @@ def fuzz(
     progress = _Progress()
 
     def check(case: Case) -> Finding | None:
-        return compare(case, implementation, config,
-                       accept_equivalent_diffs=options.accept_equivalent_diffs, area=options.area)
+        return compare(
+            case,
+            implementation,
+            config,
+            accept_equivalent_diffs=options.accept_equivalent_diffs,
+            area=options.area,
+        )
 
-    @hypothesis_seed(options.seed)
+    strategy = sessions_of(options.area, options.ops)
+    left = options.examples
+    batch = 0
+    while left > 0 and progress.finding is None and not progress.timed_out:
+        size = min(BATCH, left)
+        _search_batch(
+            strategy, size, batch_seed(options.seed, batch), check, progress, deadline, clock
+        )
+        left -= size
+        batch += 1
+    if progress.finding is not None:
+        progress.finding = _polish(progress, check, deadline, clock)
+    return FuzzOutcome(
+        seed=options.seed,
+        examples=progress.examples,
+        shrink_runs=progress.shrink_runs,
+        elapsed=clock() - started,
+        timed_out=progress.timed_out,
+        finding=progress.finding,
+    )
+
+
+def batch_seed(seed: int, batch: int) -> int:
+    """The seed of a run's `batch`-th batch: the run's own for the first, so that a run of at
+    most one batch draws what a single Hypothesis run with that seed draws."""
+    if batch == 0:
+        return seed
+    digest = hashlib.sha256(f"{seed}/{batch}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _search_batch(
+    strategy: st.SearchStrategy[Case],
+    size: int,
+    seed: int,
+    check: Callable[[Case], Finding | None],
+    progress: _Progress,
+    deadline: float | None,
+    clock: Callable[[], float],
+) -> None:
+    """Up to `size` sessions in one Hypothesis run, shrinking the first that disagrees."""
+
+    @hypothesis_seed(seed)
     @settings(
-        max_examples=options.examples,
+        max_examples=size,
         database=None,
         derandomize=False,
         deadline=None,
@@ -260,7 +319,7 @@ def fuzz(
         print_blob=False,
         verbosity=Verbosity.quiet,
     )
-    @given(sessions_of(options.area))
+    @given(strategy)
     def probe(case: Case) -> None:
         if deadline is not None and clock() >= deadline:
             progress.timed_out = True
@@ -288,16 +347,6 @@ def fuzz(
         # smallest failing session seen is still a finding.
         if progress.finding is None:
             raise
-    if progress.finding is not None:
-        progress.finding = _polish(progress, check, deadline, clock)
-    return FuzzOutcome(
-        seed=options.seed,
-        examples=progress.examples,
-        shrink_runs=progress.shrink_runs,
-        elapsed=clock() - started,
-        timed_out=progress.timed_out,
-        finding=progress.finding,
-    )
 
 
 def _without(mapping: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -334,8 +383,9 @@ def _smaller_prefix(case: Case) -> Iterator[Case]:
     start, *rest = case["steps"]
     for index in reversed(range(len(rest))):
         steps = rest[:index] + rest[index + 1 :]
-        first_request = next((i for i, s in enumerate(steps) if s["op"] in _PREFIX_REQUESTS),
-                             len(steps))
+        first_request = next(
+            (i for i, s in enumerate(steps) if s["op"] in _PREFIX_REQUESTS), len(steps)
+        )
         if any(s["op"] in ("response", "call") for s in steps[:first_request]):
             continue
         yield {**case, "steps": [start, *steps]}
@@ -445,13 +495,26 @@ _PFX_RULE_BY_OP: Mapping[str, str] = {
     "usage": "pfx.usage.shown",
     "history": "pfx.note.stored",
 }
-_PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini", "llamacpp", "vllm",
-              "ollama", "openrouter", "deepseek", "mistral", "bedrock")
+_PROVIDERS = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "llamacpp",
+    "vllm",
+    "ollama",
+    "openrouter",
+    "deepseek",
+    "mistral",
+    "bedrock",
+)
 RULES_GUESSED = frozenset(
-    [rule for _, rule in _RULE_BY_TEXT] + list(_RULE_BY_OP.values())
+    [rule for _, rule in _RULE_BY_TEXT]
+    + list(_RULE_BY_OP.values())
     + ["ctx.edit.diff", "ctx.edit.capped", "ctx.text.lines"]
     + [rule for _, rule in _PFX_RULE_BY_NOTE + _PFX_RULE_BY_REFUSAL]
-    + list(_PFX_RULE_BY_OP.values()) + [f"pfx.usage.{name}" for name in _PROVIDERS]
+    + list(_PFX_RULE_BY_OP.values())
+    + [f"pfx.usage.{name}" for name in _PROVIDERS]
     + ["pfx.usage.stream", "pfx.usage.unreported", "pfx.system.number", "pfx.tools.fixed"]
 )
 
@@ -566,7 +629,7 @@ def finding_document(
     case: dict[str, Any] = {
         "name": case_name(seed, finding.case),
         "description": f"Found by ctxconf fuzz --seed {seed}: the implementation {what}: "
-                       "review them.",
+        "review them.",
         "rules": guess_rules(finding, config),
     }
     if "limits" in finding.case:
@@ -577,7 +640,7 @@ def finding_document(
         "area": finding.area,
         "version": config.version,
         "description": f"A session found by `ctxconf fuzz --seed {seed}` on which {impl} departs "
-                       "from the reference; the expected texts are the reference's.",
+        "from the reference; the expected texts are the reference's.",
         "cases": [case],
     }
     schema = json.loads((schemas_dir() / "cases.schema.json").read_text(encoding="utf-8"))
@@ -663,7 +726,16 @@ class FuzzRequest:
     timeout: float = DEFAULT_TIMEOUT
     accept_equivalent_diffs: bool = False
     area: str = AREA
+    ops: tuple[str, ...] | None = None  # only these ops (None: every op of the area) ...
+    skip_ops: tuple[str, ...] = ()  # ... but for these
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)
+
+    def chosen_ops(self) -> frozenset[str] | None:
+        """The ops the sessions are made of; None for every op of the area."""
+        if self.ops is None and not self.skip_ops:
+            return None
+        every = self.ops if self.ops is not None else ops_of(self.area)
+        return frozenset(every) - frozenset(self.skip_ops)
 
 
 _HINT = "see `ctxconf fuzz --help`"
@@ -672,6 +744,21 @@ _HINT = "see `ctxconf fuzz --help`"
 def _check(request: FuzzRequest) -> None:
     if request.area not in AREAS:
         raise UsageError(f"--area {request.area}: one of {', '.join(AREAS)}", hint=_HINT)
+    known = ops_of(request.area)
+    for option, names in (("--ops", request.ops or ()), ("--skip-ops", request.skip_ops)):
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise UsageError(
+                f"{option} {','.join(names)}: no op {', '.join(unknown)} in the area "
+                f"{request.area}; its ops are {', '.join(known)}",
+                hint=_HINT,
+            )
+    if request.chosen_ops() == frozenset():
+        raise UsageError(
+            f"--ops and --skip-ops leave no op of the area {request.area} to generate; its "
+            f"ops are {', '.join(known)}",
+            hint=_HINT,
+        )
     if request.examples is not None and request.examples < 1:
         raise UsageError(f"--examples {request.examples}: at least 1", hint=_HINT)
     if request.seed is not None and request.seed < 0:
@@ -682,8 +769,10 @@ def _check(request: FuzzRequest) -> None:
     if not (request.timeout > 0 and math.isfinite(request.timeout)):
         raise UsageError(f"--timeout {request.timeout:g}: a number of seconds above 0", hint=_HINT)
     if request.out is not None and not request.out.is_dir() and not request.out.parent.is_dir():
-        raise UsageError(f"--out {request.out}: the folder {request.out.parent} does not exist",
-                         hint="give an existing folder, or a file in one")
+        raise UsageError(
+            f"--out {request.out}: the folder {request.out.parent} does not exist",
+            hint="give an existing folder, or a file in one",
+        )
 
 
 def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
@@ -702,24 +791,34 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
     bounds = [] if examples == UNLIMITED else [f"up to {examples} sessions"]
     if request.max_time is not None:
         bounds.append(f"for at most {request.max_time:g} s")
-    stdout.write(f"ctxconf fuzz: seed {seed}; area {request.area}; {', '.join(bounds)}; "
-                 f"{request.impl} ({implementation.name}) against the reference\n")
+    ops = request.chosen_ops()
+    if ops is not None:
+        bounds.append(f"ops {','.join(op for op in ops_of(request.area) if op in ops)}")
+    stdout.write(
+        f"ctxconf fuzz: seed {seed}; area {request.area}; {', '.join(bounds)}; "
+        f"{request.impl} ({implementation.name}) against the reference\n"
+    )
     stdout.flush()
-    options = FuzzOptions(examples, seed, request.max_time, request.accept_equivalent_diffs,
-                          request.area)
+    options = FuzzOptions(
+        examples, seed, request.max_time, request.accept_equivalent_diffs, request.area, ops
+    )
     try:
         outcome = fuzz(implementation, options, config, clock=request.clock)
     finally:
         implementation.close()
     if outcome.finding is None:
         why = " (time was up)" if outcome.timed_out else ""
-        stdout.write(f"no disagreement in {outcome.examples} sessions{why}, "
-                     f"{outcome.elapsed:.1f} s; rerun with --seed {seed}\n")
+        stdout.write(
+            f"no disagreement in {outcome.examples} sessions{why}, "
+            f"{outcome.elapsed:.1f} s; rerun with --seed {seed}\n"
+        )
         return EXIT_OK
     finding = outcome.finding
-    stdout.write(f"disagreement found after {outcome.examples} sessions, shrunk in "
-                 f"{outcome.shrink_runs} more runs ({outcome.elapsed:.1f} s"
-                 f"{'; time ran out while shrinking' if outcome.timed_out else ''})\n\n")
+    stdout.write(
+        f"disagreement found after {outcome.examples} sessions, shrunk in "
+        f"{outcome.shrink_runs} more runs ({outcome.elapsed:.1f} s"
+        f"{'; time ran out while shrinking' if outcome.timed_out else ''})\n\n"
+    )
     for line in describe_finding(finding):
         stdout.write(line + "\n")
     document = finding_document(finding, seed, request.impl, config)

@@ -19,7 +19,7 @@ fast; about one in twenty is larger.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -38,8 +38,18 @@ FILE_WEIGHTS = (5, 2, 1, 1, 1)
 # Listing tools are deduplicated by result; the others never are.
 LISTING_TOOLS = ("list", "glob", "grep", "search")
 OTHER_TOOLS = ("bash", "web_fetch")
-OPS = ("read", "output", "edit", "recall", "reply", "compact", "write", "multiedit", "delete",
-       "apply_patch")
+OPS = (
+    "read",
+    "output",
+    "edit",
+    "recall",
+    "reply",
+    "compact",
+    "write",
+    "multiedit",
+    "delete",
+    "apply_patch",
+)
 OP_WEIGHTS = (6, 5, 2, 2, 2, 1, 1, 1, 1, 1)
 
 _SIMPLE_LINES = ("", "a", "b", "x = 1", "}", "    return a", "# note")
@@ -68,8 +78,17 @@ def default_cap() -> dict[str, int]:
     from ctxconf.reference import ContextConfig
 
     cap = ContextConfig.load().cap
-    return {name: getattr(cap, name) for name in
-            ("max_lines", "max_chars", "head_lines", "head_chars", "tail_lines", "tail_chars")}
+    return {
+        name: getattr(cap, name)
+        for name in (
+            "max_lines",
+            "max_chars",
+            "head_lines",
+            "head_chars",
+            "tail_lines",
+            "tail_chars",
+        )
+    }
 
 
 _PERCENT = st.integers(0, 99)
@@ -204,8 +223,14 @@ def limits(draw: Draw) -> dict[str, int]:
     max_chars = draw(st.integers(2, 120))
     head_chars = draw(st.integers(1, max_chars - 1))
     tail_chars = draw(st.integers(1, max_chars - head_chars))
-    return {"max_lines": max_lines, "max_chars": max_chars, "head_lines": head_lines,
-            "head_chars": head_chars, "tail_lines": tail_lines, "tail_chars": tail_chars}
+    return {
+        "max_lines": max_lines,
+        "max_chars": max_chars,
+        "head_lines": head_lines,
+        "head_chars": head_chars,
+        "tail_lines": tail_lines,
+        "tail_chars": tail_chars,
+    }
 
 
 @st.composite
@@ -294,9 +319,10 @@ class _Builder:
     ids: list[str] = field(default_factory=list)
     given: set[str] = field(default_factory=set)
     calls: list[_Call] = field(default_factory=list)
+    ops: tuple[tuple[str, ...], tuple[int, ...]] = (OPS, OP_WEIGHTS)  # the ops drawn, by weight
 
     def step(self) -> None:
-        op = _choice(self.draw, OPS, OP_WEIGHTS)
+        op = _choice(self.draw, *self.ops)
         if op in ("compact", "reply"):
             self.steps.append({"op": op})
             return
@@ -304,9 +330,16 @@ class _Builder:
         result_id = self._result_id()
         if result_id is not None:
             step["id"] = result_id
-        fill = {"read": self._read, "edit": self._edit, "multiedit": self._edit,
-                "write": self._write, "delete": self._delete, "apply_patch": self._apply_patch,
-                "output": self._output, "recall": self._recall}[op]
+        fill = {
+            "read": self._read,
+            "edit": self._edit,
+            "multiedit": self._edit,
+            "write": self._write,
+            "delete": self._delete,
+            "apply_patch": self._apply_patch,
+            "output": self._output,
+            "recall": self._recall,
+        }[op]
         fill(step)
         self.steps.append(step)
 
@@ -464,23 +497,43 @@ def _step_then_more(draw: Draw, builder: _Builder, max_steps: int) -> bool:
     return len(builder.steps) < max_steps and _maybe(draw, 85)
 
 
+def only_ops(
+    every: Sequence[str], weights: Sequence[int], ops: Collection[str] | None
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The ops among `every` that `ops` names (all of them for None), with their weights.
+
+    Raises ValueError naming an op that is not among `every`, or when none is left.
+    """
+    if ops is None:
+        return tuple(every), tuple(weights)
+    unknown = sorted(set(ops) - set(every))
+    if unknown:
+        raise ValueError(f"no op {', '.join(unknown)}; the ops are {', '.join(every)}")
+    kept = [(op, weight) for op, weight in zip(every, weights, strict=True) if op in ops]
+    if not kept:
+        raise ValueError("no op left to generate")
+    return tuple(op for op, _ in kept), tuple(weight for _, weight in kept)
+
+
 @st.composite
-def sessions(draw: Draw, max_steps: int = 12, max_lines: int = 30) -> Case:
+def sessions(
+    draw: Draw, max_steps: int = 12, max_lines: int = 30, ops: Collection[str] | None = None
+) -> Case:
     """A session of the context area, as a case without its expected texts:
-    `{"limits"?: {...}, "steps": [...]}`; about one in twenty is larger than the bounds."""
+    `{"limits"?: {...}, "steps": [...]}`; about one in twenty is larger than the bounds. `ops`
+    leaves out the steps of every other op (an implementation may not have them yet)."""
+    chosen = only_ops(OPS, OP_WEIGHTS, ops)
     if _maybe(draw, 5):
         max_steps, max_lines = max_steps * 3, max_lines * 5
     case: Case = {}
     case_limits = _optional(draw, limits(), 50)
     if case_limits is not None:
         case["limits"] = case_limits
-    builder = _Builder(draw, case_limits or default_cap(), max_lines)
+    builder = _Builder(draw, case_limits or default_cap(), max_lines, ops=chosen)
     while draw(_step_then_more(builder, max_steps)):
         pass
     case["steps"] = builder.steps
     return case
-
-
 
 
 # -- the prefix area ---------------------------------------------------------------------------
@@ -495,20 +548,45 @@ PREFIX_DATES = ("2026-11-04", "2026-11-05", "2026-11-06")
 PREFIX_MODES = ("code", "plan", "review")
 PREFIX_PERSONALITIES = ("terse", "friendly", "pirate")
 PREFIX_FILE_PATHS = ("AGENTS.md", ".agent/memory.md", "ü notes.md")
-PREFIX_CONTENTS = ("", "Keep commits small.\n", "Run `make test`.\nCI runs on Python 3.10.\n",
-                   "no final newline", "é 😀\r\nline two\u2028")
+PREFIX_CONTENTS = (
+    "",
+    "Keep commits small.\n",
+    "Run `make test`.\nCI runs on Python 3.10.\n",
+    "no final newline",
+    "é 😀\r\nline two\u2028",
+)
 PREFIX_TEXTS = ("Go on.", "Where are we?", "Fix the flaky test.", "é 😀\nsecond line\n")
 PREFIX_PLANS = ("1. Add the cache.\n2. Use it in the reader.", "1. Only the tests.\n")
 PREFIX_RESULTS = ("", "ok", "3 files\nchanged")
 # Harness tools: plan_submit works only in plan mode (prefix.md, pfx.tools.requires).
-PREFIX_TOOLS = ({"name": "read"}, {"name": "edit"}, {"name": "bash"},
-                {"name": "plan_submit", "requires": "plan"})
+PREFIX_TOOLS = (
+    {"name": "read"},
+    {"name": "edit"},
+    {"name": "bash"},
+    {"name": "plan_submit", "requires": "plan"},
+)
 # MCP servers of a configuration; ready_ms around context.note.mcp_wait_ms.
-_MCP_SERVERS = (("github", ("gh_issue", "gh_pr"), "Use gh_issue for issues."),
-                ("docs", ("docs_search",), "Search the docs first.\n"),
-                ("quiet", ("quiet_ping",), ""))
-PREFIX_OPS = ("user", "date", "mode", "personality", "file", "plan", "withdraw", "switch",
-              "call", "wrap_up", "compact", "response", "usage", "history")
+_MCP_SERVERS = (
+    ("github", ("gh_issue", "gh_pr"), "Use gh_issue for issues."),
+    ("docs", ("docs_search",), "Search the docs first.\n"),
+    ("quiet", ("quiet_ping",), ""),
+)
+PREFIX_OPS = (
+    "user",
+    "date",
+    "mode",
+    "personality",
+    "file",
+    "plan",
+    "withdraw",
+    "switch",
+    "call",
+    "wrap_up",
+    "compact",
+    "response",
+    "usage",
+    "history",
+)
 PREFIX_OP_WEIGHTS = (8, 2, 3, 2, 2, 2, 1, 1, 4, 1, 2, 4, 1, 1)
 _BAD_COUNTS: tuple[object, ...] = (None, 0, -1, "12", 1.5, True, 7, 123456)
 
@@ -560,10 +638,10 @@ def _perturbed(value: Any, path: tuple[Any, ...], change: object, remove: bool) 
     if isinstance(value, dict):
         if remove and not rest:
             return {k: v for k, v in value.items() if k != head}
-        return {k: (_perturbed(v, rest, change, remove) if k == head else v)
-                for k, v in value.items()}
-    return [(_perturbed(v, rest, change, remove) if i == head else v)
-            for i, v in enumerate(value)]
+        return {
+            k: (_perturbed(v, rest, change, remove) if k == head else v) for k, v in value.items()
+        }
+    return [(_perturbed(v, rest, change, remove) if i == head else v) for i, v in enumerate(value)]
 
 
 @st.composite
@@ -599,10 +677,12 @@ def prefix_starts(draw: Draw) -> dict[str, Any]:
     if personality is not None:
         step["personality"] = personality
     if _maybe(draw, 40):
-        paths = draw(st.lists(st.sampled_from(PREFIX_FILE_PATHS), min_size=1, max_size=2,
-                              unique=True))
-        step["files"] = [{"path": p, "content": draw(st.sampled_from(PREFIX_CONTENTS))}
-                         for p in paths]
+        paths = draw(
+            st.lists(st.sampled_from(PREFIX_FILE_PATHS), min_size=1, max_size=2, unique=True)
+        )
+        step["files"] = [
+            {"path": p, "content": draw(st.sampled_from(PREFIX_CONTENTS))} for p in paths
+        ]
     if _maybe(draw, 40):
         wait = mcp_wait_ms()
         servers = []
@@ -629,6 +709,7 @@ class _PrefixBuilder:
     withdrawn: set[str] = field(default_factory=set)
     model: str = ""
     files: list[str] = field(default_factory=list)
+    ops: tuple[tuple[str, ...], tuple[int, ...]] = (PREFIX_OPS, PREFIX_OP_WEIGHTS)
 
     def __post_init__(self) -> None:
         self.steps.append(self.start)
@@ -643,8 +724,9 @@ class _PrefixBuilder:
         return names
 
     def _make(self, *, first: bool) -> None:
-        self.listed = tuple(t for t in self._all_tools(connected_late=not first)
-                            if t not in self.withdrawn)
+        self.listed = tuple(
+            t for t in self._all_tools(connected_late=not first) if t not in self.withdrawn
+        )
 
     def _request(self) -> None:
         if not self.requested:
@@ -654,7 +736,7 @@ class _PrefixBuilder:
 
     def step(self) -> None:
         draw = self.draw
-        op = _choice(draw, PREFIX_OPS, PREFIX_OP_WEIGHTS)
+        op = _choice(draw, *self.ops)
         step: dict[str, Any] = {"op": op}
         if op == "user":
             step["text"] = draw(st.sampled_from(PREFIX_TEXTS))
@@ -698,8 +780,9 @@ class _PrefixBuilder:
                 return
             withdrawn = [t for t in callable_now if t in self.withdrawn]
             pool = withdrawn if withdrawn and _maybe(self.draw, 40) else callable_now
-            step.update(tool=draw(st.sampled_from(pool)),
-                        result=draw(st.sampled_from(PREFIX_RESULTS)))
+            step.update(
+                tool=draw(st.sampled_from(pool)), result=draw(st.sampled_from(PREFIX_RESULTS))
+            )
         elif op == "response":
             if not self.requested:
                 return
@@ -715,24 +798,37 @@ def _prefix_step_then_more(draw: Draw, builder: _PrefixBuilder, max_steps: int) 
 
 
 @st.composite
-def prefix_sessions(draw: Draw, max_steps: int = 16) -> Case:
+def prefix_sessions(draw: Draw, max_steps: int = 16, ops: Collection[str] | None = None) -> Case:
     """A session of the prefix area, as a case without its expected texts: `{"steps": [...]}`,
-    its first step `start`; about one in twenty is larger than the bound."""
+    its first step `start` (whatever `ops` names); about one in twenty is larger than the
+    bound."""
+    chosen = only_ops(PREFIX_OPS, PREFIX_OP_WEIGHTS, ops)
     if _maybe(draw, 5):
         max_steps *= 3
-    builder = _PrefixBuilder(draw, draw(prefix_starts()))
+    builder = _PrefixBuilder(draw, draw(prefix_starts()), ops=chosen)
     while draw(_prefix_step_then_more(builder, max_steps)):
         pass
     return {"steps": builder.steps}
 
 
-def sessions_of(area: str) -> st.SearchStrategy[Case]:
-    """The sessions of `area`: `context` or `prefix`."""
+def ops_of(area: str) -> tuple[str, ...]:
+    """The ops the sessions of `area` are made of (a prefix session's `start` aside)."""
     if area == "prefix":
-        return prefix_sessions()
+        return PREFIX_OPS
     if area == "context":
-        return sessions()
+        return OPS
     raise ValueError(f"no sessions for the area {area!r}")
+
+
+def sessions_of(area: str, ops: Collection[str] | None = None) -> st.SearchStrategy[Case]:
+    """The sessions of `area`, `context` or `prefix`, with only `ops` (None: every op).
+
+    Raises ValueError for an unknown area or op, or no op at all.
+    """
+    only_ops(ops_of(area), (1,) * len(ops_of(area)), ops)  # refused now rather than when drawn
+    if area == "prefix":
+        return prefix_sessions(ops=ops)
+    return sessions(ops=ops)
 
 
 __all__ = [
@@ -750,6 +846,8 @@ __all__ = [
     "limits",
     "lines",
     "listing_args",
+    "only_ops",
+    "ops_of",
     "output_texts",
     "prefix_sessions",
     "prefix_starts",

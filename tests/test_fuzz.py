@@ -15,11 +15,14 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
 
+from ctxconf import fuzz as fuzz_module
 from ctxconf.fuzz import (
     RULES_GUESSED,
     Finding,
     FuzzOptions,
+    batch_seed,
     compare,
     document_text,
     finding_document,
@@ -30,6 +33,7 @@ from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import ContextConfig, run_area_case, run_case
 from ctxconf.reference.config import read_loop
 from ctxconf.spec_rules import load_rules
+from ctxconf.strategies import ops_of, sessions_of
 from ctxconf.validate import validate_files
 from tests.cli import Done
 
@@ -180,16 +184,94 @@ def test_max_time_stops_generating_and_says_how_many_ran(tmp_path: Path) -> None
         (["--impl", "reference", "--seed", "-4"], "--seed -4"),
         (["--impl", "reference", "--area", "nowhere"], "invalid choice: 'nowhere'"),
         (["--impl", "reference", "--out", "no/such/folder/x.json"], "does not exist"),
+        (["--impl", "reference", "--ops", "read,bogus"],
+         "--ops read,bogus: no op bogus in the area context; its ops are read, output, edit"),
+        (["--impl", "reference", "--area", "prefix", "--skip-ops", "read"],
+         "--skip-ops read: no op read in the area prefix; its ops are user, date"),
+        (["--impl", "reference", "--ops", "read,edit", "--skip-ops", "edit,read"],
+         "leave no op of the area context to generate"),
     ],
     ids=["bad-spec", "no-module", "no-hello", "no-examples", "no-time", "no-timeout",
-         "negative-seed", "bad-area", "no-out-folder"],
+         "negative-seed", "bad-area", "no-out-folder", "unknown-op", "op-of-another-area",
+         "no-op-left"],
 )
 def test_unusable_arguments_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
     done, _ = ctxconf("fuzz", *args, cwd=tmp_path, expect=2)
     assert message in done.stderr, str(done)
 
 
+def test_ops_an_implementation_lacks_are_left_out(tmp_path: Path) -> None:
+    # It crashes on every recall: with recall left out there is nothing to find.
+    impl = "python:tests.faulty.crash_on_recall"
+    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--examples", "150",
+                      "--skip-ops", "recall", cwd=tmp_path, expect=0)
+    assert "no disagreement in 150 sessions" in done.stdout, str(done)
+    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--examples", "150",
+                      "--ops", "read, output,recall", "--out", tmp_path, cwd=tmp_path, expect=1)
+    assert "ops read,output,recall;" in done.stdout, str(done)
+    steps = json.loads(written_case_file(tmp_path).read_text())["cases"][0]["steps"]
+    assert steps[-1]["op"] == "recall"
+
+
 # -- the library, in process -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("area", ["context", "prefix"])
+def test_sessions_hold_only_the_ops_chosen(area: str) -> None:
+    chosen = set(ops_of(area)[1:4])
+    seen: set[str] = set()
+
+    @settings(max_examples=60, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(sessions_of(area, chosen))
+    def check(case: dict[str, Any]) -> None:
+        ops = [step["op"] for step in case["steps"] if step["op"] != "start"]
+        seen.update(ops)
+        assert set(ops) <= chosen
+
+    check()
+    assert seen == chosen
+
+
+def test_a_long_search_runs_in_batches_each_its_own_hypothesis_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Hypothesis keeps every session of a run; a long --max-time runs many short runs instead.
+    monkeypatch.setattr(fuzz_module, "BATCH", 10)
+    runs: list[int] = []
+    real_batch = fuzz_module._search_batch
+
+    def counting(*args: Any) -> None:
+        runs.append(args[2])  # its seed
+        real_batch(*args)
+
+    monkeypatch.setattr(fuzz_module, "_search_batch", counting)
+    ran = []
+
+    def implementation(case: dict[str, Any]) -> list[str]:
+        ran.append(case)
+        return run_case(case, CONFIG)
+
+    outcome = fuzz(implementation, FuzzOptions(examples=25, seed=7), CONFIG)
+    assert outcome.finding is None and outcome.examples == len(ran) == 25
+    assert runs == [7, batch_seed(7, 1), batch_seed(7, 2)] and len(set(runs)) == 3
+
+
+def test_a_disagreement_in_a_later_batch_is_found_and_shrunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fuzz_module, "BATCH", 5)
+    sessions_run = 0
+
+    def late_flip(case: dict[str, Any]) -> list[str]:
+        nonlocal sessions_run
+        sessions_run += 1
+        texts = run_case(case, CONFIG)
+        return _flip_stub(case) if sessions_run > 12 else texts
+
+    outcome = fuzz(late_flip, FuzzOptions(examples=1000, seed=3), CONFIG)
+    assert outcome.finding is not None and outcome.examples > 12
+    assert [s["op"] for s in outcome.finding.case["steps"]] == ["read", "read"]
 
 
 def _flip_stub(case: dict[str, Any]) -> list[str]:

@@ -57,10 +57,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"per session (default {DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
+        "--ops",
+        type=_names,
+        default=None,
+        metavar="OP,OP,…",
+        help="generate only steps of these ops, e.g. read,edit,output (default: every op)",
+    )
+    parser.add_argument(
+        "--skip-ops",
+        type=_names,
+        default=(),
+        metavar="OP,OP,…",
+        help="generate no steps of these ops, e.g. apply_patch,compact",
+    )
+    parser.add_argument(
         "--accept-equivalent-diffs",
         action="store_true",
         help="a different but equivalent diff is no disagreement",
     )
+
+
+def _names(value: str) -> tuple[str, ...]:
+    """A comma-separated list of op names; `execute` checks them against the area's ops."""
+    return tuple(name.strip() for name in value.split(",") if name.strip())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,5 +92,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         accept_equivalent_diffs=args.accept_equivalent_diffs,
         area=args.area,
+        ops=args.ops,
+        skip_ops=args.skip_ops,
     )
     return execute(request, stdout=sys.stdout, stderr=sys.stderr)
