@@ -33,8 +33,9 @@ class FoundCase:
 
 
 def find_case(files: list[Path], name: str) -> FoundCase | None:
-    for path in files:
-        cases = read_cases(path)
+    # Every file is read first: a broken one is refused whichever file holds the case.
+    loaded = [(path, read_cases(path)) for path in files]
+    for path, cases in loaded:
         for index, case in enumerate(cases):
             if case.get("name") == name:
                 return FoundCase(path, index, case)

@@ -70,8 +70,10 @@ def resolve_spec(given: Path | None) -> Path:
     return given
 
 
-def origin(folder: Path) -> str:
-    """How `folder` came to be chosen, as `announce` says it."""
+def origin(folder: Path, given: Path | None = None) -> str:
+    """How `folder` came to be chosen, as `announce` says it (`given`: the --spec argument)."""
+    if given is not None:
+        return "given with --spec"
     resolved = folder.resolve()
     found = discover()
     if found is not None and found.resolve() == resolved:
@@ -83,9 +85,9 @@ def origin(folder: Path) -> str:
     return "given with --spec"
 
 
-def announce(folder: Path, stream: TextIO) -> None:
+def announce(folder: Path, stream: TextIO, *, given: Path | None = None) -> None:
     """One line naming the spec folder a command works on, and how it was chosen."""
-    print(f"spec: {folder.resolve()} ({origin(folder)})", file=stream, flush=True)
+    print(f"spec: {folder.resolve()} ({origin(folder, given)})", file=stream, flush=True)
 
 
 def writable_spec(folder: Path) -> Path:

@@ -125,7 +125,7 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     """The files to validate: spec folders expanded to their files, each file once."""
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
+        if path.is_dir() and (_is_spec_dir(path) or path.suffix != ".json"):
             if not _is_spec_dir(path):
                 raise UnusableInput(
                     str(path),

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr)
+        announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
         target = args.to or folder / "conformance" / "context.json"
         writable_spec(folder)

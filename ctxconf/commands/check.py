@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr)
+        announce(folder, sys.stderr, given=args.spec)
         stages = check_spec(folder)
     except SpecFileError as error:
         return report_error("check", error, sys.stderr)

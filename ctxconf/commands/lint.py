@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr)
+        announce(folder, sys.stderr, given=args.spec)
         findings = lint_spec(folder)
     except SpecFileError as error:
         return report_error("lint", error, sys.stderr)

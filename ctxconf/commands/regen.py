@@ -66,7 +66,7 @@ def print_result(result: RegenResult, *, check: bool) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr)
+        announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
         files = args.files or list_case_files(folder)
         if not args.check:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ctxconf.commands._impl import add_impl_argument
 from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from ctxconf.specdir import add_spec_argument
 
 MAX_TIMEOUT = 24 * 60 * 60.0  # seconds; the runner refuses more too
 
@@ -36,9 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cases", nargs="+", type=Path, metavar="FILE", help="case files (default: the spec's)"
     )
-    parser.add_argument(
-        "--spec", type=Path, metavar="DIR", help="a folder laid out like spec/ (default: bundled)"
-    )
+    add_spec_argument(parser)
     parser.add_argument(
         "--area", action="append", default=[], help="run only this area (repeatable)"
     )
@@ -87,13 +86,13 @@ def run(args: argparse.Namespace) -> int:
 
     options = RunOptions(
         impl=args.impl,
-        spec_dir=_absolute(args.spec),
-        case_files=tuple(path.absolute() for path in args.cases or ()),
+        spec_dir=args.spec,  # the spec, the cases and the list are read before any transport
+        case_files=tuple(args.cases or ()),
         areas=tuple(args.area),
         k=args.k,
         jobs=args.jobs,
         timeout=args.timeout,
-        expected_failures=_absolute(args.expected_failures),
+        expected_failures=args.expected_failures,
         accept_equivalent_diffs=args.accept_equivalent_diffs,
     )
     if args.html is None and args.json is None and args.junit is None:

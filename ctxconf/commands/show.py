@@ -10,7 +10,14 @@ from typing import Any
 
 from ctxconf.casefile import case_names, find_case
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
-from ctxconf.specfile import CASES, SpecFileError, display, list_case_files, read_spec_json
+from ctxconf.specfile import (
+    CASES,
+    SpecFileError,
+    display,
+    list_case_files,
+    read_loop,
+    read_spec_json,
+)
 from ctxconf.textdiff import visible
 
 # Texts shown line by line with their whitespace visible; `plan` and `result` are prefix fields.
@@ -82,7 +89,8 @@ def render_case(case: dict[str, Any]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr)
+        announce(folder, sys.stderr, given=args.spec)
+        read_loop(folder)  # a broken spec is refused as every spec command refuses it
         files = list_case_files(folder)
         found = find_case(files, args.case)
         names = case_names(files) if found is None else []

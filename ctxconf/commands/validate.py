@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             files = collect_files(args.files)
         else:
             folder = resolve_spec(args.spec)
-            announce(folder, sys.stderr)
+            announce(folder, sys.stderr, given=args.spec)
             files = spec_files(folder)
         problems = validate_files(files)
     except SpecFileError as error:
