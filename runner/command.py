@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ctxconf.atomic import write_text_atomic
 from ctxconf.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
+from ctxconf.specdir import announce
 
 from .display import Progress, report_failures, rule_summary, summary_line
 from .engine import RunOptions, resolve_spec_dir, run_suite
@@ -93,7 +94,7 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
 
     with interruptible():
         try:
-            stderr.write(f"spec: {resolve_spec_dir(request.options.spec_dir)}\n")
+            announce(resolve_spec_dir(request.options.spec_dir), stderr)
             results = run_suite(
                 request.options,
                 results_path=request.json,

@@ -243,13 +243,11 @@ def check_timeout(timeout: float) -> None:
 
 
 def resolve_spec_dir(given: Path | None) -> Path:
-    """The spec folder a run works on, absolute: `given`, or the bundled one."""
-    from ctxconf.paths import bundled_spec_dir
+    """The spec folder a run works on, absolute: `given` (--spec), else the spec of the checkout
+    the current folder is in, else the bundled one."""
+    from ctxconf.specdir import resolve_spec
 
-    spec_dir = (given or bundled_spec_dir()).resolve()
-    if not spec_dir.is_dir():
-        raise UsageError(f"--spec {spec_dir}: no such folder")
-    return spec_dir
+    return resolve_spec(given).resolve()
 
 
 def _known_areas(files: Sequence[CaseFile]) -> tuple[str, ...]:

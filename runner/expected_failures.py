@@ -16,7 +16,8 @@ non-empty string, or a mapping with the reason and `strict`:
 - A case listed by name and under an anchor takes the name's entry; under two anchors, the
   longer (narrower) one.
 
-Every problem in the file is reported at once, each with its line and column.
+The file is read by the shared user-YAML reader (bounded nesting and aliases, JSON values only);
+every problem in it is reported at once, each with its line and column.
 """
 
 from __future__ import annotations
@@ -25,16 +26,19 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
+
+from ctxconf.jsonpos import escape
+from ctxconf.specfile import SpecFileError, display
+from ctxconf.useryaml import UserYaml, load_user_yaml
 
 from .errors import ExpectedFailuresError
 from .results import CaseResult, ExpectedFailureEntry
 
 _CASE_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _ANCHOR = re.compile(r"^[a-z]+(?:\.[a-z0-9-]+)+$")
-_STR = "tag:yaml.org,2002:str"
-_BOOL = "tag:yaml.org,2002:bool"
 
 
 def is_anchor(key: str) -> bool:
@@ -90,113 +94,94 @@ class ExpectedFailures:
 NONE = ExpectedFailures(None, {}, {})
 
 
-def _place(path: Path, mark: yaml.Mark | None) -> str:
-    if mark is None:
-        return str(path)
-    return f"{path}:{mark.line + 1}:{mark.column + 1}"
-
-
-def _compose(path: Path) -> yaml.Node | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ExpectedFailuresError(f"{path}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ExpectedFailuresError(f"{path}: not UTF-8 text: {error}") from None
-    try:
-        node: yaml.Node | None = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        problem = getattr(error, "problem", None) or str(error)
-        raise ExpectedFailuresError(f"{_place(path, mark)}: not valid YAML: {problem}") from None
-    return node
+def _type(value: object) -> str:
+    names = {
+        dict: "a mapping",
+        list: "a list",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def _entry(
-    path: Path, key: str, node: yaml.Node, problems: list[str]
+    document: UserYaml, key: str, value: Any, problems: list[str]
 ) -> ExpectedFailureEntry | None:
-    """The entry a value node describes, or None after adding its problems."""
-    place = _place(path, node.start_mark)
-    if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
-        if not str(node.value).strip():
+    """The entry a value describes, or None after adding its problems."""
+    at = "/" + escape(key)
+    place = document.place(at)
+    if isinstance(value, str):
+        if not value.strip():
             problems.append(f"{place}: the reason for {key!r} is empty")
             return None
-        return ExpectedFailureEntry(key, str(node.value))
-    if not isinstance(node, yaml.MappingNode):
+        return ExpectedFailureEntry(key, value)
+    if not isinstance(value, dict):
         problems.append(
             f"{place}: the reason for {key!r} must be a string, or a mapping with reason "
-            "(and strict: false for a rule anchor)"
+            f"(and strict: false for a rule anchor), not {_type(value)}"
         )
         return None
-    fields: dict[str, yaml.Node] = {}
-    for field_node, value in node.value:
-        field = str(field_node.value) if isinstance(field_node, yaml.ScalarNode) else ""
+    ok = True
+    for field in value:
         if field not in ("reason", "strict"):
             problems.append(
-                f"{_place(path, field_node.start_mark)}: {key!r} has an unknown field "
-                f"{field or '(not a name)'!r}: only reason and strict"
+                f"{document.place(at + '/' + escape(field))}: {key!r} has an unknown field "
+                f"{field!r}: only reason and strict"
             )
-            continue
-        fields[field] = value
-    reason = fields.get("reason")
-    strict = fields.get("strict")
-    ok = True
-    if reason is None:
-        problems.append(f"{place}: {key!r} has no reason")
-        ok = False
-    elif not (isinstance(reason, yaml.ScalarNode) and reason.tag == _STR and reason.value.strip()):
-        problems.append(f"{_place(path, reason.start_mark)}: the reason for {key!r} must be text")
-        ok = False
-    strict_value = True
-    if strict is not None:
-        if not (isinstance(strict, yaml.ScalarNode) and strict.tag == _BOOL):
-            problems.append(f"{_place(path, strict.start_mark)}: strict must be true or false")
             ok = False
-        else:
-            strict_value = str(strict.value).lower() in ("true", "yes", "on")
-            if not strict_value and not is_anchor(key):
-                problems.append(
-                    f"{_place(path, strict.start_mark)}: {key!r} is a case name, and a case "
-                    "name is always strict: once the case passes, take it off the list"
-                )
-                ok = False
-    if not ok or reason is None:
+    reason, strict = value.get("reason"), value.get("strict", True)
+    if not isinstance(reason, str) or not reason.strip():
+        problems.append(f"{document.place(at + '/reason')}: {key!r} needs a reason (text)")
+        ok = False
+    if not isinstance(strict, bool):
+        problems.append(f"{document.place(at + '/strict')}: strict must be true or false")
+        ok = False
+    elif not strict and not is_anchor(key):
+        problems.append(
+            f"{document.place(at + '/strict')}: {key!r} is a case name, and a case name is "
+            "always strict: once the case passes, take it off the list"
+        )
+        ok = False
+    if not ok or not isinstance(reason, str) or not isinstance(strict, bool):
         return None
-    return ExpectedFailureEntry(key, str(reason.value), strict_value)
+    return ExpectedFailureEntry(key, reason, strict)
 
 
 def load_expected_failures(path: Path) -> ExpectedFailures:
-    root = _compose(path)
-    if root is None:
+    """The file read by the shared user-YAML reader (bounded, every value with its place);
+    ExpectedFailuresError naming the file and line:column of every problem."""
+    try:
+        document = load_user_yaml(path, "expected-failures file")
+    except SpecFileError as error:
+        raise ExpectedFailuresError(error.message) from None
+    data = document.data
+    if data is None:
         return ExpectedFailures(path, {}, {})
-    if not isinstance(root, yaml.MappingNode):
+    if not isinstance(data, dict):
         raise ExpectedFailuresError(
-            f"{_place(path, root.start_mark)}: expected a mapping of case name or rule anchor "
-            f"to reason, found a {'list' if isinstance(root, yaml.SequenceNode) else 'scalar'}"
+            f"{document.place('')}: expected a mapping of case name or rule anchor "
+            f"to reason, found {_type(data)}"
         )
     problems: list[str] = []
     entries: dict[str, ExpectedFailureEntry] = {}
     lines: dict[str, int] = {}
-    for key_node, value_node in root.value:
-        key_place = _place(path, key_node.start_mark)
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR:
-            problems.append(f"{key_place}: a key must be a case name or a rule anchor")
-            continue
-        key = str(key_node.value)
+    for key, value in data.items():
         if not (_CASE_NAME.match(key) or is_anchor(key)):
             problems.append(
-                f"{key_place}: {key!r} is neither a case name (kebab-case) "
-                "nor a rule anchor (like ctx.stub.range)"
+                f"{document.place('/' + escape(key))}: {key!r} is neither a case name "
+                "(kebab-case) nor a rule anchor (like ctx.stub.range)"
             )
-        elif key in entries:
-            problems.append(f"{key_place}: {key!r} is listed twice (first on line {lines[key]})")
-        entry = _entry(path, key, value_node, problems)
-        if entry is not None and key not in entries:
+        entry = _entry(document, key, value, problems)
+        if entry is not None:
             entries[key] = entry
-            lines[key] = key_node.start_mark.line + 1
+            where = document.where.get("/" + escape(key))
+            lines[key] = where.line if where is not None else 0
     if problems:
         count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-        raise ExpectedFailuresError(f"{path}: {count}:\n" + "\n".join(f"  {p}" for p in problems))
+        raise ExpectedFailuresError(
+            f"{display(path)}: {count}:\n" + "\n".join(f"  {p}" for p in problems)
+        )
     return ExpectedFailures(path, entries, lines)
 
 

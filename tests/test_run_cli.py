@@ -170,9 +170,10 @@ def test_a_bad_expected_failures_file_is_a_usage_error(tmp_path: Path) -> None:
     listed.write_text("some-case:\nctx.stub.range: 12\n", encoding="utf-8")
     done = ctxconf("run", "--impl", "reference", "--expected-failures", listed, cwd=tmp_path,
                    expect=2)
-    assert f"{listed}: 2 problems:" in done.stderr
-    assert f"{listed}:1:11: the reason for 'some-case' must be a string" in done.stderr
-    assert f"{listed}:2:17: the reason for 'ctx.stub.range' must be a string" in done.stderr
+    # Named as given, relative to the folder the run started in.
+    assert "ctxconf run: xfail.yaml: 2 problems:" in done.stderr
+    assert "  xfail.yaml:1:11: the reason for 'some-case' must be a string" in done.stderr
+    assert "  xfail.yaml:2:17: the reason for 'ctx.stub.range' must be a string" in done.stderr
     assert "hint: the file is a YAML mapping" in done.stderr
 
 
@@ -335,7 +336,7 @@ def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(
 
 def test_the_spec_folder_is_named_first(tmp_path: Path) -> None:
     done = ctxconf("run", "--impl", "reference", "-q", cwd=tmp_path)
-    assert done.stderr.split("\n")[0] == f"spec: {bundled_spec_dir().resolve()}"
+    assert done.stderr.split("\n")[0].startswith(f"spec: {bundled_spec_dir().resolve()} (")
 
 
 def test_a_python_implementation_that_changes_folder_does_not_move_the_files(

@@ -17,7 +17,12 @@ import pytest
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import run_case
 from ctxconf.runner.engine import RunOptions, run_suite
-from ctxconf.runner.errors import ExpectedFailuresError, ImplementationStartError, UsageError
+from ctxconf.runner.errors import (
+    ExpectedFailuresError,
+    ImplementationStartError,
+    RunnerError,
+    UsageError,
+)
 from ctxconf.runner.reference_impl import ReferenceImplementation
 from ctxconf.runner.results import load, schema_problems
 from ctxconf.runner.transports import CaseFailure, FakeTransport, Message
@@ -211,15 +216,20 @@ def test_expected_failures_that_fail_leave_the_run_green(tmp_path: Path) -> None
     ("text", "places"),
     [
         ("- a\n- b\n", ["xfail.yaml:1:1: expected a mapping"]),
-        ("a-case: [x]\nBad Name: y\nother: ''\na-case: z\nn: 3\n",
-         ["xfail.yaml:1:9: the reason for 'a-case' must be a string",
-          "xfail.yaml:2:1: 'Bad Name' is neither a case name",
+        ("a-case: [x]\nBad Name: y\nother: ''\nn: 3\n",
+         ["xfail.yaml: 4 problems:",
+          "xfail.yaml:1:9: the reason for 'a-case' must be a string",
+          "xfail.yaml:2:11: 'Bad Name' is neither a case name",
           "xfail.yaml:3:8: the reason for 'other' is empty",
-          "xfail.yaml:5:4: the reason for 'n' must be a string"]),
+          "xfail.yaml:4:4: the reason for 'n' must be a string"]),
+        ("ctx.stub:\n  reason: ''\n  strict: maybe\n  why: x\n",
+         ["xfail.yaml:2:11: 'ctx.stub' needs a reason",
+          "xfail.yaml:3:11: strict must be true or false",
+          "xfail.yaml:4:8: 'ctx.stub' has an unknown field 'why'"]),
         ("a: b\nc: d\n  e: f\n", ["xfail.yaml:3:4: not valid YAML"]),
-        ("x-y: one\nx-y: two\n", ["xfail.yaml:2:1: 'x-y' is listed twice (first on line 1)"]),
+        ("x-y: one\nx-y: two\n", ["xfail.yaml:2:1: the key 'x-y' is given twice"]),
     ],
-    ids=["list", "many-problems", "syntax", "duplicate"],
+    ids=["list", "many-problems", "mapping-form", "syntax", "duplicate"],
 )
 def test_bad_expected_failures_files(tmp_path: Path, text: str, places: list[str]) -> None:
     path = _yaml(tmp_path, text)
@@ -338,7 +348,7 @@ def test_area_filter() -> None:
          "timeout-negative"],
 )
 def test_unusable_options(options: dict[str, Any], message: str) -> None:
-    with pytest.raises(UsageError, match=message):
+    with pytest.raises(RunnerError, match=message):
         _run(**options)
 
 
