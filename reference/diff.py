@@ -102,21 +102,20 @@ def some_edit_length(a: list[str], b: list[str], limit: int) -> int:
 def _myers_runs(a: list[str], b: list[str], max_edit: int) -> list[tuple[int, int, int]] | None:
     """Runs (i, j, length) of the lines that the greedy forward Myers path keeps in common;
     None when the shortest edit script is longer than `max_edit` lines."""
-    n, m = len(a), len(b)
-    least = edit_lower_bound(a, b)
-    if least > max_edit:
-        # Myers costs O((n + m) * d): proven too long, the search is not even begun.
-        return None
-    if least == n + m:
-        return []  # no line of `a` is in `b`: every line is deleted or inserted
     # Round 0 runs along the common start; skipping it first leaves every later round the same,
     # shifted. (Not so the common end: the forward search's ties would then fall elsewhere.)
     start = _snake(a, b, 0, 0)
     a, b = a[start:], b[start:]
-    # No shortest script is longer than one that is known: the search may leave out every
-    # diagonal from which the end lies further than that.
-    bound = min(max_edit, some_edit_length(a, b, max_edit))
-    runs = _search(a, b, bound)
+    least = edit_lower_bound(a, b)
+    if least > max_edit:
+        # Myers costs O((n + m) * d): proven too long, the search is not even begun.
+        return None
+    if least == len(a) + len(b):
+        runs: list[tuple[int, int, int]] | None = []  # nothing in common: all deleted, inserted
+    else:
+        # No shortest script is longer than one that is known: the search may leave out every
+        # diagonal from which the end lies further than that.
+        runs = _search(a, b, min(max_edit, some_edit_length(a, b, max_edit)))
     if runs is None:
         return None
     shifted = [(i + start, j + start, length) for i, j, length in runs]

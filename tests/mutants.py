@@ -143,7 +143,7 @@ MUTANTS: tuple[Mutant, ...] = (
        ("        return self._change(PatchFile(path, before, after), note, id)\n\n    def write(",
         "        return self._change(PatchFile(path, None, after), note, id)\n\n    def write(")),
     _m("ctx.edit.max-edit", "no-limit", "diff.py",
-       ("    least = edit_lower_bound(a, b)\n", "    max_edit = n + m\n    least = edit_lower_bound(a, b)\n")),
+       ("    least = edit_lower_bound(a, b)\n", "    max_edit = len(a) + len(b)\n    least = edit_lower_bound(a, b)\n")),
     _m("ctx.edit.max-edit", "limit-off-by-one", "diff.py",
        ("    least = edit_lower_bound(a, b)\n", "    max_edit -= 1\n    least = edit_lower_bound(a, b)\n")),
     _m("ctx.edit.capped", "diff-not-capped", "session.py",
