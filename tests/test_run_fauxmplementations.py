@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -352,3 +353,51 @@ def test_pyproc_kills_a_module_holding_the_gil(tmp_path: Path) -> None:
 def test_refused_connection_stops_the_run(tmp_path: Path) -> None:
     done = ctxconf("run", "--impl", "http://127.0.0.1:1", cwd=tmp_path, expect=2)
     assert "GET /hello: connection refused by http://127.0.0.1:1" in done.stderr
+
+
+def test_sigterm_to_the_runner_kills_the_hung_group(tmp_path: Path) -> None:
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ctxconf",
+            "run",
+            "--impl",
+            _cmd("hang_ignoring_sigterm"),
+            "--timeout",
+            "60",
+            "--json",
+            str(tmp_path / "results.json"),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "pids").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # the pids are written: both now ignore SIGTERM
+        pids = [int(pid) for pid in (tmp_path / "pids").read_text().split()]
+        runner.send_signal(signal.SIGTERM)
+        stdout, stderr = runner.communicate(timeout=15)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
+    assert runner.returncode == 130, f"{stdout}\n{stderr}"
+    assert "Traceback" not in stderr
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids), "the hung group outlived the runner"
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie waiting to be reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
