@@ -63,6 +63,7 @@ class StepField:
     name: str
     inline: str  # short values, shown on one line
     lines: list[Cell]  # long or multi-line strings, shown with their whitespace visible
+    size: str = ""  # what a compact case shows of a long value instead: its size
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,7 @@ def _gist(text: str) -> str:
     return line if len(line) <= GIST_CHARS else line[: GIST_CHARS - 1] + "…"
 
 
-def _step_fields(step: Mapping[str, Any]) -> list[StepField]:
+def _step_fields(step: Mapping[str, Any], compact: bool) -> list[StepField]:
     fields = []
     for name, value in step.items():
         if name == "op":
@@ -256,18 +257,26 @@ def _step_fields(step: Mapping[str, Any]) -> list[StepField]:
         if isinstance(value, str) and (
             not value or "\n" in value or len(value) > 60 or value != value.strip()
         ):
-            fields.append(StepField(name, "", text_cells(value)))
+            fields.append(_block_field(name, value, compact))
         elif isinstance(value, str):
             fields.append(StepField(name, value, []))
         elif isinstance(value, (int, float, bool)) or value is None:
             fields.append(StepField(name, json.dumps(value), []))
         else:
-            pretty = json.dumps(value, indent=2, ensure_ascii=False)
-            fields.append(StepField(name, "", text_cells(pretty)))
+            fields.append(
+                _block_field(name, json.dumps(value, indent=2, ensure_ascii=False), compact)
+            )
     return fields
 
 
-def _step_view(raw: Mapping[str, Any], with_diff: bool) -> StepView:
+def _block_field(name: str, text: str, compact: bool) -> StepField:
+    if compact:
+        lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+        return StepField(name, "", [], _count(lines, "line"))
+    return StepField(name, "", text_cells(text))
+
+
+def _step_view(raw: Mapping[str, Any], with_diff: bool, compact: bool = False) -> StepView:
     step = raw.get("step") if isinstance(raw.get("step"), Mapping) else {}
     assert isinstance(step, Mapping)
     expected = _text(raw.get("expected"))
@@ -279,8 +288,8 @@ def _step_view(raw: Mapping[str, Any], with_diff: bool) -> StepView:
         index=index if isinstance(index, int) else 0,
         op=_text(step.get("op"), "?"),
         verdict=verdict,
-        fields=_step_fields(step),
-        expected=[] if show_diff else text_cells(expected),
+        fields=_step_fields(step, compact),
+        expected=[] if show_diff or compact else text_cells(expected),
         diff=diff_view(expected, actual if isinstance(actual, str) else None)
         if show_diff
         else None,
@@ -288,19 +297,33 @@ def _step_view(raw: Mapping[str, Any], with_diff: bool) -> StepView:
     )
 
 
-def _rule_ref(anchor: str, rules: Mapping[str, Rule], anchors: frozenset[str]) -> RuleRef:
-    rule = rules.get(anchor)
-    if rule is None:
-        return RuleRef(anchor, "", False, Markup(""))
-    return RuleRef(anchor, rule.title, True, markdown_html(rule.text, anchors))
+class _RuleRefs:
+    """Each rule's reference, its text rendered once however many cases name it."""
+
+    def __init__(self, rules: Mapping[str, Rule]) -> None:
+        self.rules = rules
+        self.anchors = frozenset(rules)
+        self.made: dict[str, RuleRef] = {}
+
+    def get(self, anchor: str) -> RuleRef:
+        if anchor not in self.made:
+            rule = self.rules.get(anchor)
+            self.made[anchor] = (
+                RuleRef(anchor, rule.title, True, markdown_html(rule.text, self.anchors))
+                if rule is not None
+                else RuleRef(anchor, "", False, Markup(""))
+            )
+        return self.made[anchor]
 
 
 def _case_view(
     raw: Mapping[str, Any],
-    rules: Mapping[str, Rule],
-    anchors: frozenset[str],
+    refs: _RuleRefs,
     ids: _Ids,
     expected_failures_file: str,
+    *,
+    compact: bool = False,
+    start_open: bool = False,
 ) -> CaseView:
     area, name = _text(raw.get("area")), _text(raw.get("name"))
     verdict = _text(raw.get("verdict"), "error")
@@ -320,7 +343,7 @@ def _case_view(
     shown_raw = [s for s in steps[first_open:] if s.get("verdict") != "not-run"]
     # Passing cases need no step detail: the page stays small (every case's texts would not).
     detailed = verdict != "pass" or any(s.get("verdict") in DIFF_STEP_VERDICTS for s in steps)
-    shown = [_step_view(s, True) for s in shown_raw] if detailed else []
+    shown = [_step_view(s, True, compact) for s in shown_raw] if detailed else []
     if not gist:
         gist = next((f"step {s.index}: {s.diff.summary}" for s in shown if s.diff), "")
     return CaseView(
@@ -334,14 +357,16 @@ def _case_view(
         message=message,
         duration=_seconds(raw.get("duration")),
         stderr=_clip(_text(raw.get("stderr")), MAX_STDERR_CHARS, keep_end=True),
-        rules=[_rule_ref(_text(a), rules, anchors) for a in raw.get("rules") or []],
-        earlier=[_step_view(s, False) for s in steps[:first_open]] if detailed else [],
+        rules=[refs.get(_text(a)) for a in raw.get("rules") or []],
+        earlier=[_step_view(s, False, compact) for s in steps[:first_open]] if detailed else [],
         shown=shown,
         not_run=sum(1 for s in steps if s.get("verdict") == "not-run"),
         reason=reason,
         entry=entry,
         hint=hint,
         gist=_gist(gist),
+        open=start_open,
+        lazy=compact,
     )
 
 
@@ -366,14 +391,19 @@ _GROUPS: tuple[tuple[str, str, str, bool], ...] = (
 )
 
 
-def _group_of(case: CaseView, has_equivalent_steps: bool) -> str:
-    if case.verdict == "equivalent-diff" or (case.verdict == "pass" and has_equivalent_steps):
+def _group_of(raw: Mapping[str, Any]) -> str:
+    verdict = _text(raw.get("verdict"), "error")
+    equivalent_steps = any(
+        isinstance(s, Mapping) and s.get("verdict") == "equivalent-diff"
+        for s in raw.get("steps") or []
+    )
+    if verdict == "equivalent-diff" or (verdict == "pass" and equivalent_steps):
         return "equivalent"
-    if case.failing:
+    if verdict in FAILING:
         return "failures"
-    if case.verdict == "expected-failure":
+    if verdict == "expected-failure":
         return "expected-failures"
-    if case.verdict == "skipped":
+    if verdict == "skipped":
         return "skipped"
     return "passed"
 
@@ -383,21 +413,30 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
     header = results_doc.get("header") or {}
     footer = results_doc.get("footer") or {}
     implementation = header.get("implementation") or {}
-    anchors = frozenset(rules)
     ids = _Ids(rules)  # case ids must not collide with the rules' ids
     options = header.get("options") or {}
     listed_in = _text(options.get("expected_failures"))
     raw_cases = [c for c in results_doc.get("cases") or [] if isinstance(c, Mapping)]
-    cases = [_case_view(raw, rules, anchors, ids, listed_in) for raw in raw_cases]
+    refs = _RuleRefs(rules)
+    keys = [_group_of(raw) for raw in raw_cases]
+    # Cases with details, in page order: the first EAGER_CASES carry them in the page.
+    by_key: dict[str, list[int]] = {key: [] for key, *_ in _GROUPS}
+    for index, key in enumerate(keys):
+        by_key[key].append(index)
+    detailed = [i for key, *_ in _GROUPS if key != "passed" for i in by_key[key]]
+    eager = set(detailed[:EAGER_CASES])
+    start_open = len(detailed) <= OPEN_CASES
+    cases = [
+        _case_view(
+            raw, refs, ids, listed_in,
+            compact=keys[index] != "passed" and index not in eager, start_open=start_open,
+        )
+        for index, raw in enumerate(raw_cases)
+    ]  # fmt: skip
 
     grouped: dict[str, list[CaseView]] = {key: [] for key, *_ in _GROUPS}
-    for raw, case in zip(raw_cases, cases, strict=True):
-        equivalent = any(
-            isinstance(s, Mapping) and s.get("verdict") == "equivalent-diff"
-            for s in raw.get("steps") or []
-        )
-        grouped[_group_of(case, equivalent)].append(case)
-    _fold(grouped)
+    for key, case in zip(keys, cases, strict=True):
+        grouped[key].append(case)
     groups = [
         CaseGroup(key, title, note, any(c.failing for c in grouped[key]), grouped[key])
         for key, title, note, _ in _GROUPS
@@ -444,7 +483,7 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
         RuleSection(
             rule.anchor,
             rule.title,
-            markdown_html(rule.text, anchors),
+            refs.get(rule.anchor).html,
             f"{rule.path.name}:{rule.line}" if rule.path else f"line {rule.line}",
             [
                 RuleCaseLink(c.dom_id, c.key, c.verdict)
@@ -510,18 +549,6 @@ def _status(failing: int, judged: int, passed: int) -> str:
     return f"No failing case among {_count(judged, 'case')}"
 
 
-def _fold(grouped: Mapping[str, list[CaseView]]) -> None:
-    """Which cases with details start unfolded, and which carry them in a data block."""
-    detailed = [
-        (key, index) for key, *_ in _GROUPS if key != "passed" for index in range(len(grouped[key]))
-    ]
-    start_open = len(detailed) <= OPEN_CASES
-    for position, (key, index) in enumerate(detailed):
-        grouped[key][index] = replace(
-            grouped[key][index], open=start_open, lazy=position >= EAGER_CASES
-        )
-
-
 def _spec_source(rules: Mapping[str, Rule], fallback: str) -> str:
     folders = sorted({str(rule.path.parent) for rule in rules.values() if rule.path})
     return ", ".join(folders) or fallback
@@ -562,7 +589,7 @@ def _with_comparison(view: ReportView, comparison: Comparison) -> ReportView:
 
 
 def _environment() -> Environment:
-    return Environment(
+    environment = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=True,
         undefined=StrictUndefined,
@@ -570,6 +597,17 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    environment.filters["data_block"] = data_block
+    return environment
+
+
+def data_block(html: str) -> Markup:
+    """Escaped HTML as the JSON text of a `<script type="application/json">` data block.
+
+    Only `<` needs escaping there (it alone could end the block or open a comment); escaping it
+    alone keeps the block nearly as small as the HTML it carries.
+    """
+    return Markup(json.dumps(str(html), ensure_ascii=False).replace("<", "\\u003c"))
 
 
 def render_html(view: ReportView) -> str:

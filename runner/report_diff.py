@@ -191,7 +191,7 @@ def _size(size: int) -> str:
 # ---------------------------------------------------------------- escaping
 
 
-_EOL = '<span class="eol" title="end of line">↵</span>'
+_EOL = '<span class="eol">↵</span>'  # the commonest glyph: the page's legend explains it
 _NO_EOL = '<span class="noeol" title="no newline at the end">no final newline</span>'
 _CHANGED = '<span class="chg">'
 
@@ -234,6 +234,9 @@ def _line_html(
 ) -> Markup:
     """A line's text, escaped, with `changed` character spans marked and `end` after it."""
     text = line.text
+    if not changed and not end_changed and not line.cut and text.isprintable():
+        if not text.endswith(" "):  # the commonest line: nothing to mark
+            return Markup(str(escape(text)) + end)
     trail_from = len(text.rstrip(" \t\r"))
     cuts = {0, len(text), trail_from}
     if line.cut:

@@ -180,6 +180,9 @@ def test_past_the_first_cases_details_wait_in_data_blocks(
         assert "<" not in block, "a data block holds no markup the HTML parser could see"
         body = json.loads(block)
         assert 'class="diff"' in body
+        assert 'data-rule="ctx.stub.range"' in body, "rule texts are copied from the page"
+        assert "Earlier steps (2, passed): <code>read</code>" in body
+        assert '<details class="earlier">' not in body
         assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in body
     executable = [a for t, a in page.tags if t == "script" and a.get("type") != "application/json"]
     assert len(executable) == 1

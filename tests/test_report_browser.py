@@ -290,6 +290,10 @@ def test_a_folded_case_past_the_first_fills_in_when_unfolded(
     assert browser.evaluate(f"document.querySelector('{lazy}').open") is True
     assert visible(browser, f"{lazy} .diff"), "the diff is filled in from the data block"
     assert SCRIPT in browser.evaluate(f"document.querySelector('{lazy} .diff').textContent")
+    rule_text = browser.evaluate(
+        f"document.querySelector('{lazy} .rule-text[data-rule]').textContent.trim().length"
+    )
+    assert rule_text > 0, "the rule's text is copied from its spec section"
     assert browser.evaluate("typeof window.pwned") == "undefined"
     assert browser.evaluate("document.querySelectorAll('img').length") == 0
     assert browser.errors() == []

@@ -17,6 +17,15 @@
     var body = details.querySelector("[data-body]");
     if (!data || !body) { return; }
     body.innerHTML = JSON.parse(data.textContent);
+    body.querySelectorAll("[data-rule]").forEach(function (text) {
+      // A compact case names its rules; their texts are in the spec section of the page.
+      var section = document.getElementById(text.dataset.rule);
+      var source = section && section.querySelector(".rule-text");
+      if (!source) { return; }
+      text.replaceChildren.apply(text, Array.from(source.childNodes, function (node) {
+        return node.cloneNode(true);
+      }));
+    });
     details.dataset.filled = "1";
     foldRules(body);
   }
