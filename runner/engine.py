@@ -133,7 +133,8 @@ def run_case(
                 ops=[str(step.get("op")) for step in case.steps],
             )
         except CaseFailure as failure:
-            verdict, message, stderr = failure.kind, failure.message, failure.stderr
+            verdict, stderr = failure.kind, failure.stderr
+            message = _naming_the_step(failure, case)
             steps = judge.steps(case, None)
         except ProtocolError as error:
             verdict, message = "error", error.message
@@ -162,6 +163,18 @@ def run_case(
         steps=steps,
     )
     return judge.settle(result)
+
+
+_OUTPUT_POINTER = re.compile(r"^/outputs/(\d+)(?:/|$)")
+
+
+def _naming_the_step(failure: CaseFailure, case: Case) -> str:
+    """The failure's message, led by the step it concerns when it concerns one output."""
+    match = _OUTPUT_POINTER.match(getattr(failure, "pointer", ""))
+    if match is None or int(match.group(1)) >= len(case.steps):
+        return failure.message
+    index = int(match.group(1))
+    return f"output {index} (step {index}, {case.steps[index].get('op')}): {failure.message}"
 
 
 class _Ordered:

@@ -411,3 +411,14 @@ def test_a_rule_entry_that_covers_passing_cases_names_itself(tmp_path: Path) -> 
             done.stdout
         )
     assert done.returncode == (1 if passing_under else 0)
+
+
+def test_a_lone_surrogate_in_one_output_names_its_step(tmp_path: Path) -> None:
+    impl = f"cmd:{sys.executable} {FAUX / 'surrogate_in_output.py'}"
+    done = ctxconf("run", "--impl", impl, "--json", "r.json", cwd=tmp_path, expect=1)
+    case = load(tmp_path / "r.json").cases[1]
+    op = CASES[1]["steps"][1]["op"]
+    assert case.verdict == "error"
+    assert case.message.startswith(f"output 1 (step 1, {op}): the response holds a lone surrogate")
+    assert "at /outputs/1" in case.message
+    assert f"ERROR {CASES[1]['name']}: output 1 (step 1, {op})" in done.stdout

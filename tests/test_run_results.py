@@ -147,3 +147,33 @@ def test_junit_expected_failures_and_unexpected_passes(mixed: Results) -> None:
     assert failure is not None and "unexpected pass" in (failure.get("message") or "")
     skipped = second.find("skipped")
     assert skipped is not None and skipped.get("message") == "expected failure: known"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"format": "ctxconf-results", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+         "nest deeper than"),
+        ('{"format": "ctxconf-results", "n": ' + "9" * 5000 + "}", "an integer of 5,000 digits"),
+        ('{"format": "ctxconf-results", "n": NaN}', "NaN"),
+    ],
+    ids=["deep", "huge-integer", "nan"],
+)
+def test_ctxconf_report_refuses_a_hostile_results_file(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    from .cli import ctxconf
+
+    path = tmp_path / "r.json"
+    path.write_text(text, encoding="utf-8")
+    done = ctxconf("report", path, expect=2)
+    assert f"{path}: refused: " in done.stderr and said in done.stderr
+    assert len(done.stderr.strip().split("\n")) <= 2  # the message and its hint
+
+
+def test_an_interrupted_footer_is_kept_on_reload(tmp_path: Path, mixed: Results) -> None:
+    stopped = replace(mixed, footer=replace(mixed.footer, interrupted=True, exit_code=130))
+    path = tmp_path / "r.json"
+    dump(stopped, path)
+    assert load(path).footer.interrupted
+    assert json.loads(path.read_text("utf-8"))["footer"]["interrupted"] is True

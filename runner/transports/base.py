@@ -60,11 +60,14 @@ class KeepsStderr(Protocol):
 class CaseFailure(Exception):
     """The implementation failed the message being exchanged; `kind` becomes the verdict."""
 
-    def __init__(self, kind: FailureKind, message: str, stderr: str = "") -> None:
+    def __init__(
+        self, kind: FailureKind, message: str, stderr: str = "", *, pointer: str = ""
+    ) -> None:
         super().__init__(message)
         self.kind: FailureKind = kind
         self.message = message
         self.stderr = stderr
+        self.pointer = pointer  # where in the response the fault is (JSON pointer), if known
 
 
 def encode_message(message: Message) -> bytes:
@@ -104,11 +107,33 @@ def check_characters(value: object) -> None:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as error:
         bad = error.object[error.start : error.end]
+        pointer = _first_unencodable(value)
         raise CaseFailure(
             "error",
-            f"the response holds a lone surrogate ({bad.encode('unicode_escape').decode()}),"
-            " which is not a character",
+            f"the response holds a lone surrogate ({bad.encode('unicode_escape').decode()})"
+            f"{' at ' + pointer if pointer else ''}, which is not a character",
+            pointer=pointer,
         ) from None
+
+
+def _first_unencodable(value: object) -> str:
+    """The JSON pointer of the first string (or key) in `value` that UTF-8 cannot encode."""
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        item, at = stack.pop(0)
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return at or "/"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                key_at = f"{at}/{str(key).replace('~', '~0').replace('/', '~1')}"
+                stack.append((key, key_at))
+                stack.append((child, key_at))
+        elif isinstance(item, list):
+            stack.extend((child, f"{at}/{index}") for index, child in enumerate(item))
+    return ""
 
 
 _JSON_TYPES = {
