@@ -136,3 +136,27 @@ def test_python_m_ctxconf_from_a_checkout_after_a_plain_install(
     ).stdout.split()
     assert [Path(w).parent.name for w in where] == ["runner", "reference"]
     assert all(Path(w).is_relative_to(source) for w in where), where
+
+
+def test_installed_spec_commands_work_on_the_checkout_and_never_write_the_package(
+    env_dir: Path, source: Path, tmp_path: Path
+) -> None:
+    # A spec editor's checkout, edited: from inside it, the installed command sees the edit.
+    checkout = tmp_path / "checkout"
+    shutil.copytree(source / "spec", checkout / "spec")
+    (checkout / "docs").mkdir()
+    loop = checkout / "spec" / "loop.json"
+    text = loop.read_text(encoding="utf-8")
+    loop.write_text(text.replace('"Same result as {target}."', '"Same as {target}."', 1))
+    ctxconf = str(env_dir / "bin" / "ctxconf")
+    seen = subprocess.run(
+        [ctxconf, "regen", "--check"], cwd=checkout / "docs", capture_output=True, text=True
+    )
+    assert seen.returncode == 1, f"{seen.stdout}\n{seen.stderr}"
+    assert f"spec: {(checkout / 'spec').resolve()} (found above" in seen.stderr
+    # Outside any checkout the installed spec is used, and never written.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    refused = subprocess.run([ctxconf, "regen"], cwd=elsewhere, capture_output=True, text=True)
+    assert refused.returncode == 2, f"{refused.stdout}\n{refused.stderr}"
+    assert "installed with ctxconf" in refused.stderr and "Traceback" not in refused.stderr
