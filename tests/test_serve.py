@@ -452,3 +452,34 @@ def test_http_backlog_holds_200_clients_before_any_is_accepted() -> None:
         server.server_close()
         for sock in socks:
             sock.close()
+
+
+def test_stdio_serves_a_module_and_answers_what_it_raises_as_an_error(tmp_path: Path) -> None:
+    (tmp_path / "flaky.py").write_text(
+        "from ctxconf.runner.reference_impl import hello\n"
+        "def run(request):\n"
+        "    raise RuntimeError('no session today')\n",
+        encoding="utf-8",
+    )
+    requests = [{"cmd": "hello", "protocol": 1}, _run(6, CASES[0]), {"cmd": "stop"}]
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxconf", "serve", "--stdio", "--module", "flaky"],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers == [
+        ReferenceImplementation().hello(),
+        {"seq": 6, "error": "the implementation raised RuntimeError: no session today"},
+    ]
+
+
+def test_serve_a_module_that_cannot_be_imported(tmp_path: Path) -> None:
+    done = ctxconf("serve", "--stdio", "--module", "ctxconf_no_such_module", cwd=tmp_path, expect=2)
+    assert "ctxconf serve: --module ctxconf_no_such_module: cannot import the module" in (
+        done.stderr
+    )

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     implementation: Implementation
     try:
         if args.module is not None:
-            implementation = import_implementation(args.module, "pyproc")
+            implementation = import_implementation(args.module, "--module ")
         else:
             implementation = serve.reference(args.spec)
     except RunnerError as error:

@@ -57,7 +57,7 @@ def transport_factory(
         reference = ReferenceImplementation(spec_dir)
         return lambda: PythonTransport(reference, timeout=timeout)
     if spec.startswith("python:"):
-        target = import_implementation(spec.removeprefix("python:"), "python")
+        target = import_implementation(spec.removeprefix("python:"))
         return lambda: PythonTransport(target, timeout=timeout)
     if spec.startswith("pyproc:"):
         command = _child_command(spec.removeprefix("pyproc:"))
@@ -87,24 +87,22 @@ def _current_folder_first() -> None:
         sys.path.insert(0, here)
 
 
-def import_implementation(name: str, prefix: str = "python") -> Implementation:
-    """The module `name`, checked to have hello() and run(); the errors name `--impl PREFIX:`."""
+def import_implementation(name: str, option: str = "--impl python:") -> Implementation:
+    """The module `name`, checked to have hello() and run(); errors begin with `option`."""
     if not name:
-        raise UsageError(
-            f"--impl {prefix}: needs a module name, e.g. {prefix}:mypackage.conformance"
-        )
+        raise UsageError(f"{option} needs a module name, e.g. {option}mypackage.conformance")
     _current_folder_first()
     try:
         module = importlib.import_module(name)
     except Exception as error:  # any failure to import is the implementation's, reported whole
         raise ImplementationStartError(
-            f"--impl {prefix}:{name}: cannot import the module: {type(error).__name__}: {error}",
+            f"{option}{name}: cannot import the module: {type(error).__name__}: {error}",
             hint="the module must be importable from the current folder or PYTHONPATH",
         ) from None
     missing = [f for f in ("hello", "run") if not callable(getattr(module, f, None))]
     if missing:
         raise ImplementationStartError(
-            f"--impl {prefix}:{name}: the module has no {' or '.join(f + '()' for f in missing)}"
+            f"{option}{name}: the module has no {' or '.join(f + '()' for f in missing)}"
         )
     return cast(Implementation, module)
 
