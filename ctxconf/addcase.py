@@ -63,6 +63,11 @@ def _near(word: str, known: Iterable[str]) -> str:
     return "did you mean " + ", ".join(close) if close else "known: " + ", ".join(names[:10])
 
 
+def _close(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, sorted(known), n=_NEAR, cutoff=0.5)
+    return "did you mean " + ", ".join(close) + "; " if close else ""
+
+
 def _rule_anchors(spec: Path | None) -> set[str] | None:
     if spec is None:
         return None
@@ -110,7 +115,7 @@ def _case_problems(
         elif op not in ops:
             problems.append(
                 f"{source.place(where + '/op')}: unknown op {op!r} in the {area} area "
-                f"({_near(str(op), ops)}; the {area} ops: {', '.join(sorted(ops))})"
+                f"({_close(str(op), ops)}the {area} ops: {', '.join(sorted(ops))})"
             )
     return problems
 
