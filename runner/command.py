@@ -11,6 +11,7 @@ from typing import TextIO
 from ctxconf.atomic import write_text_atomic
 from ctxconf.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 from ctxconf.specdir import announce
+from ctxconf.specfile import display
 
 from .display import Progress, report_failures, rule_summary, summary_line
 from .engine import RunOptions, resolve_spec_dir, run_suite
@@ -48,12 +49,12 @@ def _write_html(results: Results, path: Path, stderr: TextIO) -> bool:
 
 def _write_outputs(request: RunRequest, results: Results, stderr: TextIO) -> list[str]:
     """Write the JUnit, HTML and expected-failures files; the paths written."""
-    written = [str(request.json)] if request.json else []
+    written = [display(request.json)] if request.json else []
     if request.junit is not None:
         write_junit(results, request.junit)
-        written.append(str(request.junit))
+        written.append(display(request.junit))
     if request.html is not None and _write_html(results, request.html, stderr):
-        written.append(str(request.html))
+        written.append(display(request.html))
     if request.write_expected_failures is not None:
         if results.footer.interrupted:
             stderr.write(
@@ -70,7 +71,7 @@ def _write_outputs(request: RunRequest, results: Results, stderr: TextIO) -> lis
                 "take each case off the list as it is fixed."
             )
             write_text_atomic(path, failures_yaml(results.cases, header))
-            written.append(str(path))
+            written.append(display(path))
     return written
 
 
