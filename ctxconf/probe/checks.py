@@ -62,13 +62,18 @@ def _process_of(n: int, processes: list[ProcessRun]) -> int | None:
 
 
 def sent_requests(session: SessionRun) -> list[Sent]:
-    out = []
+    """The requests of the agent's loop: those with tools, or every answered request of a
+    harness that offers no tools at all (aider)."""
+    answered = []
     for entry in session.entries:
         if entry.get("kind") != "answer" or not isinstance(entry.get("body"), dict):
             continue
         stream = ":streamGenerateContent" in str(entry.get("path", ""))
-        request = parse_request(entry["shape"], entry["body"], stream)
-        if request.tools:
+        answered.append((entry, parse_request(entry["shape"], entry["body"], stream)))
+    toolless = not any(request.tools for _, request in answered)
+    out = []
+    for entry, request in answered:
+        if request.tools or toolless:
             cached = int(entry.get("usage", {}).get("cached", 0))
             out.append(
                 Sent(
@@ -109,16 +114,23 @@ def _result(check: CheckDef, verdict: Verdict, summary: str, **figures: Any) -> 
     return CheckResult(check.id, check.anchor, check.kind, verdict, summary, figures)
 
 
+def _trouble(process: ProcessRun) -> str:
+    if process.timed_out:
+        what = "timed out"
+    elif process.exit_code is None:
+        what = "did not start"
+    else:
+        what = f"exited {process.exit_code}"
+    lines = process.stderr.strip().splitlines()
+    return f"{process.argv[0]} {what}" + (f": {lines[-1][:200]}" if lines else "")
+
+
 def _no_requests(check: CheckDef, run: ProbeRun) -> CheckResult:
-    trouble = [p for s in run.sessions for p in s.processes if p.timed_out or p.exit_code]
-    why = "; ".join(
-        f"{p.argv[0]} {'timed out' if p.timed_out else f'exited {p.exit_code}'}"
-        + (f": {p.stderr.strip().splitlines()[-1][:200]}" if p.stderr.strip() else "")
-        for p in trouble[:2]
-    )
-    return _result(
-        check, "error", "no request with tools reached the mock" + (f" ({why})" if why else "")
-    )
+    processes = [p for s in run.sessions for p in s.processes]
+    trouble = [p for p in processes if p.timed_out or p.exit_code != 0]
+    why = "; ".join(_trouble(p) for p in trouble[:2])
+    summary = "no request with tools reached the mock" + (f" ({why})" if why else "")
+    return _result(check, "error", summary)
 
 
 # --- exact checks ---------------------------------------------------------------------------

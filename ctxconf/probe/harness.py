@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -161,12 +162,14 @@ class _Session:
     ) -> tuple[subprocess.Popen[bytes], Path, Path]:
         out, err = self.room.root / f"{tag}.stdout", self.room.root / f"{tag}.stderr"
         executable = shutil.which(argv[0], path=env["PATH"]) or argv[0]
-        with out.open("wb") as o, err.open("wb") as e:
+        with ExitStack() as files:
+            o, e = files.enter_context(out.open("wb")), files.enter_context(err.open("wb"))
+            source = files.enter_context(stdin.open("rb")) if stdin else subprocess.PIPE
             process = subprocess.Popen(
                 [executable, *argv[1:]],
                 cwd=self.room.work,
                 env=env,
-                stdin=stdin.open("rb") if stdin else subprocess.PIPE,
+                stdin=source,
                 stdout=o if stdin else subprocess.PIPE,
                 stderr=e,
                 start_new_session=True,
@@ -186,6 +189,10 @@ class _Session:
         timed_out: bool,
     ) -> None:
         kill_group(process)  # what it left running goes too
+        try:
+            process.wait(timeout=5)  # reaped, so its exit code is known
+        except subprocess.TimeoutExpired:
+            pass
         self.processes.append(
             ProcessRun(
                 session=self.index,
@@ -302,11 +309,18 @@ class _Session:
                 pass  # it answered every turn; lingering after its input ended is no fault
         kill_group(process)
         reader.join(timeout=5)
+        if process.stdout is not None:
+            process.stdout.close()
         self.finish(process, argv, turns, out, err, started, first, mock, timed_out)
 
     def play(self) -> SessionRun:
+        profile = self.profile
         script = Script(
-            self.scenario.steps(), str(self.room.work), self.profile.text_tool, self.holds()
+            self.scenario.steps(),
+            str(self.room.work),
+            profile.text_tool,
+            profile.text_command,
+            self.holds(),
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
@@ -338,6 +352,8 @@ class _Session:
                     substitute(drive.message_line, {**values, "message": t.user}) + "\n"
                     for t in turns
                 )
+                if drive.script:
+                    script_text = substitute(drive.script, values)
                 stdin = self.room.root / "script"
                 stdin.write_text(
                     script_text + substitute(drive.script_end, values), encoding="utf-8"
@@ -356,6 +372,7 @@ class _Session:
     def one_process_argv(self, command: tuple[str, ...], values: dict[str, str]) -> list[str]:
         argv: list[str] = []
         messages = [t.user for t in self.scenario.turns]
+        values = {**values, "message": messages[0]}
         for arg in command:
             if arg == "{messages}":
                 argv.extend(messages)
@@ -381,15 +398,16 @@ def harness_version(profile: Profile, path_prefix: list[str]) -> str | None:
         if executable is None:
             return None
         try:
-            done = subprocess.run(
-                [executable, *argv[1:]],
-                env=env,
-                cwd=room.work,
-                stdin=room.stdin.open("rb"),
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
+            with room.stdin.open("rb") as stdin:
+                done = subprocess.run(
+                    [executable, *argv[1:]],
+                    env=env,
+                    cwd=room.work,
+                    stdin=stdin,
+                    capture_output=True,
+                    timeout=60,
+                    check=False,
+                )
         except (OSError, subprocess.TimeoutExpired):
             return None
     lines = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()

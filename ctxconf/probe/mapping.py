@@ -87,9 +87,17 @@ def _shell_call(tool: Tool, command: str) -> dict[str, Any]:
 
 
 def map_step(
-    step: Step, tools: Sequence[Tool], workdir: str, call_id: str, text_tool: str | None = None
+    step: Step,
+    tools: Sequence[Tool],
+    workdir: str,
+    call_id: str,
+    text_tool: str | None = None,
+    text_command: str | None = None,
 ) -> Reply:
-    """The reply that plays `step` with the tools offered; a text when no tool fits."""
+    """The reply that plays `step` with the tools offered; a text when no tool fits. A harness
+    that ends a task only by a tool call gets `text_tool` called, or `text_command` run."""
+    if step.kind == "text" and text_command:
+        step = Step("bash", text_command, step.label)
     if step.kind == "read":
         read = _find(tools, READ_TOOLS)
         if read is not None:

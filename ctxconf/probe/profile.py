@@ -44,6 +44,7 @@ class Drive:
     turn_done_key: str = "type"  # stream-json: a JSON line with key == value ends a turn
     turn_done_value: str = "result"
     script_end: str = ""  # stdin-script: the lines after the last turn
+    script: str = ""  # stdin-script: the whole input, for a harness the turns do not fit
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Profile:
     env: Mapping[str, str] = field(default_factory=dict)
     usage_output: UsageOutput | None = None
     text_tool: str | None = None
+    text_command: str | None = None
     clock: ClockMode = "faketime"
     clock_note: str = ""
     timeout: float = 180.0
@@ -82,6 +84,7 @@ def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
             turn_done_key=drive.get("turn_done", {}).get("key", "type"),
             turn_done_value=drive.get("turn_done", {}).get("value", "result"),
             script_end=drive.get("end", ""),
+            script=drive.get("script", ""),
         ),
         version_seen=data.get("version_seen"),
         version_command=tuple(data.get("version_command", ())),
@@ -90,6 +93,7 @@ def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
         env=data.get("env", {}),
         usage_output=None if usage is None else UsageOutput(usage["key"], usage.get("file")),
         text_tool=data.get("text_tool"),
+        text_command=data.get("text_command"),
         clock=data.get("clock", "faketime"),
         clock_note=data.get("clock_note", ""),
         timeout=float(data.get("timeout", 180)),

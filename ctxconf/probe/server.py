@@ -41,6 +41,7 @@ class Script:
     steps: list[Step]
     workdir: str
     text_tool: str | None = None
+    text_command: str | None = None
     # Seconds to hold the answer to a step, so that a harness's clock passes a moment.
     holds: dict[int, float] = field(default_factory=dict)
 
@@ -126,8 +127,14 @@ class MockModel:
         if not 0 <= step < len(steps):
             return Reply(text="Done.")
         call_id = f"call_probe_{step}"
+        script = self.script
         return map_step(
-            steps[step], request.tools, self.script.workdir, call_id, self.script.text_tool
+            steps[step],
+            request.tools,
+            script.workdir,
+            call_id,
+            script.text_tool,
+            script.text_command,
         )
 
     def record(self, entry: dict[str, Any]) -> None:

@@ -1,0 +1,152 @@
+"""`ctxconf probe` as a user runs it: exit codes, results files, pages, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+
+from ctxconf.paths import schemas_dir
+from tests.cli import ctxconf
+
+from .helpers import fake_profile
+
+
+def _schema_errors(data: object) -> list[str]:
+    schema = json.loads((schemas_dir() / "probe" / "results.schema.json").read_text())
+    return [e.message for e in Draft202012Validator(schema).iter_errors(data)]
+
+
+def test_a_clean_harness_exits_0_with_a_results_file_its_schema_accepts(tmp_path: Path) -> None:
+    profile = fake_profile(tmp_path, "gemini")
+    done = ctxconf(
+        "probe", "--harness", profile, "--json", tmp_path / "r.json", "--html", tmp_path / "r.html"
+    )
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert _schema_errors(data) == []
+    assert data["harness"]["version"] == "fake-harness 1.0.0"
+    assert "0 checks failed" in done.stdout
+    assert "fake-gemini" in (tmp_path / "r.html").read_text()
+    logs = [Path(p) for p in data["logs"]]
+    text = "".join(p.read_text() for p in logs)
+    assert "fake-secret-gemini" not in text and "key=REDACTED" in text
+
+
+def test_a_faulty_harness_exits_1_naming_the_failed_check(tmp_path: Path) -> None:
+    profile = fake_profile(tmp_path, "responses", ("rewritten-previous",))
+    done = ctxconf("probe", "--harness", profile, "--json", tmp_path / "r.json", expect=1)
+    assert "fail" in done.stdout and "history-prefix" in done.stdout
+    assert "1 check failed" in done.stdout
+
+
+def test_an_unknown_harness_is_a_usage_error(tmp_path: Path) -> None:
+    done = ctxconf("probe", "--harness", "no-such-harness", expect=2)
+    assert "no-such-harness: no such harness profile" in done.stderr
+    assert "claude-code" in done.stderr
+
+
+def test_a_profile_that_is_not_yaml_is_named_with_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ndrive: [unclosed\n")
+    done = ctxconf("probe", "--harness", bad, expect=2)
+    assert done.stderr.count("\n") == 1 and f"{bad}:3:1" in done.stderr
+
+
+def test_a_profile_against_its_schema_is_named_with_a_pointer(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "name: x\ndescription: d\napi: openai-chat\ndrive: {mode: per-turn, command: [x]}\n"
+    )
+    done = ctxconf("probe", "--harness", bad, expect=2)
+    assert f"{bad}: at /drive: 'resume' is a required property" in done.stderr
+
+
+def test_a_broken_scenario_file_is_named_with_a_pointer(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.json"
+    scenario.write_text(
+        json.dumps(
+            {"name": "s", "description": "d", "turns": [{"user": "u", "steps": [{"jump": 1}]}]}
+        )
+    )
+    done = ctxconf("probe", "--harness", fake_profile(tmp_path), "--scenario", scenario, expect=2)
+    assert f"{scenario}: at /turns/0/steps/0" in done.stderr
+
+
+def test_a_hanging_harness_is_killed_and_its_checks_are_errors(tmp_path: Path) -> None:
+    hang = tmp_path / "hang.yaml"
+    hang.write_text(
+        json.dumps(
+            {
+                "name": "hang",
+                "description": "sleeps",
+                "api": "openai-chat",
+                "timeout": 1,
+                "drive": {
+                    "mode": "per-turn",
+                    "command": [sys.executable, "-c", "import time; time.sleep(60)"],
+                    "resume": [sys.executable, "-c", "pass"],
+                },
+            }
+        )
+    )
+    done = ctxconf("probe", "--harness", hang, "--json", tmp_path / "r.json", expect=1, timeout=60)
+    assert "no request with tools reached the mock" in done.stdout and "timed out" in done.stdout
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["processes"][0]["timed_out"] is True
+
+
+def test_a_harness_that_is_not_installed_is_a_result_not_a_traceback(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yaml"
+    missing.write_text(
+        json.dumps(
+            {
+                "name": "missing",
+                "description": "absent",
+                "api": "anthropic",
+                "drive": {
+                    "mode": "per-turn",
+                    "command": ["no-such-harness-binary"],
+                    "resume": ["no-such-harness-binary"],
+                },
+            }
+        )
+    )
+    done = ctxconf("probe", "--harness", missing, "--json", tmp_path / "r.json", expect=1)
+    assert "cannot start no-such-harness-binary" in done.stdout
+
+
+def test_the_matrix_names_each_harness_its_version_and_date(tmp_path: Path) -> None:
+    for shape, faults in (("chat", ()), ("anthropic", ("ignore-usage",))):
+        profile = fake_profile(tmp_path, shape, faults)
+        ctxconf("probe", "--harness", profile, "--json", tmp_path / f"{shape}.json", expect=None)
+    ctxconf(
+        "probe",
+        "--matrix",
+        tmp_path / "chat.json",
+        tmp_path / "anthropic.json",
+        "--html",
+        tmp_path / "m.html",
+        "--markdown",
+        tmp_path / "m.md",
+    )
+    markdown = (tmp_path / "m.md").read_text()
+    rows = [line for line in markdown.splitlines() if line.startswith("| fake-")]
+    assert [r.split(" | ")[0] for r in rows] == ["| fake-anthropic", "| fake-chat"]
+    assert all("fake-harness 1.0.0" in r for r in rows)
+    assert "❌" in rows[0] and "pfx.usage.shown" in markdown
+    page = (tmp_path / "m.html").read_text()
+    assert "fake-chat" in page and "<script" not in page
+
+
+def test_a_matrix_of_a_file_that_is_not_results_is_a_usage_error(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text('{"format": "something else"}')
+    done = ctxconf("probe", "--matrix", other, expect=2)
+    assert str(other) in done.stderr and "at /" in done.stderr
+
+
+def test_list_names_the_bundled_harnesses_and_scenarios() -> None:
+    done = ctxconf("probe", "--list")
+    assert "midnight" in done.stdout and "two-days" in done.stdout

@@ -1,0 +1,75 @@
+"""An abstract step as a call of the tool a harness offers, by name and JSON schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ctxconf.probe.mapping import map_step
+from ctxconf.probe.scenario import Step
+from ctxconf.probe.wire import Tool
+
+
+def _tool(name: str, **properties: Any) -> Tool:
+    return Tool(name, {"type": "object", "properties": properties, "required": list(properties)})
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        (_tool("read", path={"type": "string"}), {"path": "/w/A.txt"}),
+        (_tool("Read", file_path={"type": "string"}), {"file_path": "/w/A.txt"}),
+        (_tool("read", filePath={"type": "string"}), {"filePath": "/w/A.txt"}),
+        (_tool("read_file", absolute_path={"type": "string"}), {"absolute_path": "/w/A.txt"}),
+    ],
+    ids=["path", "file_path", "filePath", "absolute_path"],
+)
+def test_a_read_fills_the_path_argument_the_schema_names(
+    tool: Tool, expected: dict[str, str]
+) -> None:
+    reply = map_step(Step("read", "A.txt", None), [tool], "/w", "c1")
+    assert (reply.tool, reply.arguments, reply.call_id) == (tool.name, expected, "c1")
+
+
+def test_a_command_is_a_string_or_an_argv_array_as_the_schema_says() -> None:
+    text = map_step(
+        Step("bash", "seq 1 3", None), [_tool("bash", command={"type": "string"})], "/w", "c"
+    )
+    argv = map_step(
+        Step("bash", "seq 1 3", None), [_tool("exec_command", cmd={"type": "array"})], "/w", "c"
+    )
+    assert text.arguments == {"command": "seq 1 3"}
+    assert argv.arguments == {"cmd": ["bash", "-lc", "seq 1 3"]}
+
+
+def test_with_no_read_tool_a_read_goes_through_the_shell() -> None:
+    reply = map_step(
+        Step("read", "my file.txt", None), [_tool("shell", command={"type": "string"})], "/w", "c"
+    )
+    assert reply.arguments == {"command": "cat 'my file.txt'"}
+
+
+def test_required_arguments_the_step_does_not_know_get_neutral_values() -> None:
+    tool = _tool(
+        "run_shell_command",
+        command={"type": "string"},
+        description={"type": "string"},
+        is_background={"type": "boolean"},
+    )
+    reply = map_step(Step("bash", "ls", None), [tool], "/w", "c")
+    assert reply.arguments == {"command": "ls", "description": "probe", "is_background": False}
+
+
+def test_a_text_step_is_text_or_the_profiles_finishing_tool() -> None:
+    done = _tool("complete")
+    assert map_step(Step("text", "All done.", None), [done], "/w", "c").text == "All done."
+    finish = map_step(Step("text", "All done.", None), [done], "/w", "c", text_tool="complete")
+    assert finish.tool == "complete"
+
+
+def test_with_no_tool_that_fits_the_step_is_a_text() -> None:
+    reply = map_step(
+        Step("bash", "ls", None), [_tool("websearch", q={"type": "string"})], "/w", "c"
+    )
+    assert reply.tool is None and "ls" in reply.text
