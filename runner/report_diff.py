@@ -432,8 +432,9 @@ def diff_view(expected: str, actual: str | None) -> DiffView:
         rows = [DiffRow(differ.cell("del", line, False), _FILLER) for line in left.head]
         rows = rows or [DiffRow(_note("(empty text)"), _FILLER)]
         rows[0] = DiffRow(rows[0].expected, _note("(nothing received)"))
-        notes = (left.note,) if left.clipped else ()
-        return DiffView(rows, "no output received for this step", notes)
+        return DiffView(
+            rows, "no output received for this step", (left.note,) if left.clipped else ()
+        )
     right = _side(actual, "Actual text")
     differs_in_newline = (
         bool(expected) and bool(actual) and (expected.endswith("\n") != actual.endswith("\n"))
