@@ -108,6 +108,9 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
                 progress.clear()
             stderr.write(f"ctxconf run: {error.describe()}\n")
             return EXIT_USAGE
+        except KeyboardInterrupt:  # before the implementation said hello: nothing to keep
+            stderr.write("interrupted before any case ran; no results were written\n")
+            return EXIT_INTERRUPTED
         finally:
             if progress is not None:
                 progress.clear()

@@ -344,14 +344,19 @@ def _check_hello_areas(
         )
 
 
-def _close_all(transports: list[Transport]) -> None:
-    """Close every transport once, even if one of them fails to close."""
+def _close_all(transports: list[Transport]) -> bool:
+    """Close every transport once, even if one fails to close or an interruption comes
+    meanwhile (every process is still killed); whether one came."""
+    interrupted = False
     while transports:
         transport = transports.pop()
         try:
             transport.close()
+        except KeyboardInterrupt:
+            interrupted = True
         except Exception:  # one broken close must not leave the others open
             pass
+    return interrupted
 
 
 def run_suite(
@@ -443,7 +448,9 @@ def run_suite(
             writer.abandon()  # the previous results stay as they were
         raise
     finally:
-        _close_all(transports)
+        # A signal while the implementations stop (after the last case) still ends the run
+        # as an interruption, with every process killed.
+        interrupted = _close_all(transports) or interrupted
     assert header is not None and ordered is not None  # every other way out raised
     done = ordered.stop()
     footer = Footer(
@@ -455,10 +462,14 @@ def run_suite(
     )
     results = Results(header, done, footer)
     if writer is not None:
-        if interrupted:
-            # The file being written may end in half a line: write the cases done afresh.
-            writer.abandon()
-            dump(results, writer.path)
-        else:
-            writer.finish(footer)
+        try:
+            if interrupted:
+                # The file being written may end in half a line: write the cases done afresh.
+                writer.abandon()
+                dump(results, writer.path)
+            else:
+                writer.finish(footer)
+        except BaseException:
+            writer.abandon()  # the previous results stay whole
+            raise
     return results

@@ -471,3 +471,37 @@ def test_a_case_name_entry_cannot_be_lenient(tmp_path: Path) -> None:
     listed = _yaml(tmp_path, f"{CASES[0]['name']}:\n  reason: x\n  strict: false\n")
     with pytest.raises(ExpectedFailuresError, match=r"xfail\.yaml:3:11: .* always strict"):
         _run(expected_failures=listed)
+
+
+class _InterruptedWhileClosing(FakeTransport):
+    def close(self) -> None:
+        super().close()
+        raise KeyboardInterrupt  # the signal comes as the implementation is being stopped
+
+
+def test_a_signal_while_the_implementations_stop_is_an_interruption(tmp_path: Path) -> None:
+    made: list[FakeTransport] = []
+
+    def factory() -> FakeTransport:
+        made.append(_InterruptedWhileClosing(REFERENCE.run, hello=REFERENCE.hello()))
+        return made[-1]
+
+    path = tmp_path / "results.json"
+    results = _run(factory=factory, jobs=2, results_path=path)
+    assert all(t.closed for t in made) and len(made) == 2  # the second closed all the same
+    assert results.footer.interrupted and len(results.cases) == len(CASES)
+    assert load(path).footer.interrupted
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_an_interruption_before_hello_keeps_the_previous_results(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text("previous", encoding="utf-8")
+
+    def hello() -> Message:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _run(factory=lambda: FakeTransport(REFERENCE.run, hello=hello), results_path=path)
+    assert path.read_text(encoding="utf-8") == "previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]

@@ -128,3 +128,32 @@ def test_ctxconf_report_loads_an_interrupted_run(tmp_path: Path) -> None:
     done = ctxconf("report", results, "--html", tmp_path / "r.html", expect=None)
     assert done.returncode in (0, 1), done
     assert os.path.exists(tmp_path / "r.html")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree in /proc")
+def test_a_signal_before_hello_keeps_the_previous_results(tmp_path: Path) -> None:
+    results = tmp_path / "r.json"
+    results.write_text("previous", encoding="utf-8")
+    silent = f"cmd:{sys.executable} -c 'import time; time.sleep(600)'"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "ctxconf", "run", "--impl", silent, "--json", results,
+         "--timeout", "60"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _descendants(run.pid):
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.05)
+        spawned = _descendants(run.pid)
+        run.send_signal(signal.SIGTERM)
+        stdout, stderr = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 130, stdout + stderr
+    assert "interrupted before any case ran" in stderr and "Traceback" not in stderr
+    assert results.read_text(encoding="utf-8") == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+    assert not [pid for pid in spawned if _alive(pid)]
