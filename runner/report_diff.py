@@ -430,6 +430,9 @@ def diff_view(expected: str, actual: str | None) -> DiffView:
     if actual is None:
         differ = _Differ(False)
         rows = [DiffRow(differ.cell("del", line, False), _FILLER) for line in left.head]
+        if _gap(left):
+            rows.append(DiffRow(_note(_gap(left)), _FILLER))
+        rows += [DiffRow(differ.cell("del", line, False), _FILLER) for line in left.tail]
         rows = rows or [DiffRow(_note("(empty text)"), _FILLER)]
         rows[0] = DiffRow(rows[0].expected, _note("(nothing received)"))
         return DiffView(

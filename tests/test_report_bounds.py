@@ -59,6 +59,14 @@ def test_a_long_output_shows_its_head_and_tail_with_its_size_and_digest() -> Non
     assert len(html) < 4 * MAX_SHOWN_CHARS
 
 
+def test_a_long_expected_text_with_nothing_received_shows_its_head_and_tail() -> None:
+    view = diff_view(_numbered(10_000), None)
+    numbers = [row.expected.number for row in view.rows if row.expected.number]
+    assert numbers[0] == 1 and numbers[-1] == 10_000 and len(numbers) <= MAX_SHOWN_LINES
+    assert view.notes and "10,000 lines" in view.notes[0]
+    assert "(nothing received)" in str(view.rows[0].actual.html)
+
+
 def test_a_huge_single_line_shows_its_start_and_end() -> None:
     actual = "a" * 3_000_000 + "THE END"
     view = diff_view("a", actual)
