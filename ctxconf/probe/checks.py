@@ -234,7 +234,8 @@ def no_clock(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Chec
         )
     found = []
     for session, sent in zip(run.sessions, sessions, strict=False):
-        day = (session.clock or run.started).date()
+        moved = session.clock if run.clock_problem is None else None
+        day = (moved or run.started).date()
         for text in {s.request.system or "" for s in sent}:
             form = _has_date(text, day)
             if form:

@@ -26,6 +26,7 @@ from .isolation import (
     faketime_value,
     init_git,
     kill_group,
+    remove_faketime_leftovers,
 )
 from .profile import Profile
 from .scenario import Scenario
@@ -134,7 +135,7 @@ class _Session:
             library = faketime_library()
             if self.profile.clock == "faketime" and library:
                 env["LD_PRELOAD"] = library
-                env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+                remove_faketime_leftovers()
         return env
 
     def clock_for_turn(self, turn: int) -> datetime | None:

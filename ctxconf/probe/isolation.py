@@ -52,6 +52,16 @@ def faketime_library() -> str | None:
     return None
 
 
+def remove_faketime_leftovers(shm: Path = Path("/dev/shm")) -> None:
+    """libfaketime leaves its shared memory and semaphore behind when a process does not exit
+    cleanly, and a later process given the same PID then fails to start: remove those of
+    processes that are gone."""
+    for leftover in (*shm.glob("faketime_shm_*"), *shm.glob("sem.faketime_sem_*")):
+        pid = leftover.name.rsplit("_", 1)[-1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            leftover.unlink(missing_ok=True)
+
+
 def faketime_value(clock: datetime) -> str:
     # "@" starts the clock at that moment and lets it run on.
     return "@" + clock.strftime("%Y-%m-%d %H:%M:%S")
@@ -112,4 +122,12 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
         pass
 
 
-__all__ = ["Room", "environment", "faketime_library", "faketime_value", "init_git", "kill_group"]
+__all__ = [
+    "Room",
+    "environment",
+    "faketime_library",
+    "faketime_value",
+    "init_git",
+    "kill_group",
+    "remove_faketime_leftovers",
+]

@@ -293,7 +293,7 @@ class MockServer:
 
 def read_log(log: Path, on_bad: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """The recorded requests in order."""
-    entries = []
+    entries: list[dict[str, Any]] = []
     if not log.exists():
         return entries
     for number, line in enumerate(log.read_text(encoding="utf-8").splitlines(), 1):

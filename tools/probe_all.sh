@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Install the nine harnesses of docs/harnesses.md under DIR and probe each with every bundled
+# scenario; write their results, pages and the harness-by-check matrix under DIR/reports.
+#
+#   tools/probe_all.sh DIR                  install what is missing, probe all nine
+#   tools/probe_all.sh DIR codex aider      only these
+#   UPDATE_DOCS=1 tools/probe_all.sh DIR    also put the matrix into docs/harnesses.md
+#   INSTALL_ONLY=1 / SKIP_INSTALL=1         one half of the work
+#
+# Needs npm (any Node; Node 22 comes from the npm registry's `node` package), python3 -m venv,
+# and, for the clock scenarios, libfaketime (Debian: apt-get install faketime). Takes minutes
+# and some gigabytes; keep DIR outside the repository.
+set -uo pipefail
+
+if [ $# -lt 1 ]; then
+    echo "usage: tools/probe_all.sh DIR [HARNESS...]" >&2
+    exit 2
+fi
+dir="$(realpath -m "$1")"
+shift
+root="$(cd "$(dirname "$0")/.." && pwd)"
+ctxconf="${CTXCONF:-$root/.venv/bin/ctxconf}"
+all=(pi codex gemini-cli claude-code qwen-code opencode gptme mini-swe-agent aider)
+[ $# -gt 0 ] && harnesses=("$@") || harnesses=("${all[@]}")
+scenarios=(basic two-days midnight)
+
+case "$dir/" in "$root"/*) echo "probe_all: DIR must be outside the repository" >&2; exit 2 ;; esac
+mkdir -p "$dir/bin" "$dir/reports" "$dir/install-home"
+# Installers write into HOME (opencode's postinstall fills ~/.config, ~/.cache, ~/.local).
+export HOME="$dir/install-home" npm_config_cache="$dir/npm-cache" npm_config_update_notifier=false
+
+declare -A npm_package=(
+    [pi]=@mariozechner/pi-coding-agent [codex]=@openai/codex [gemini-cli]=@google/gemini-cli
+    [claude-code]=@anthropic-ai/claude-code [qwen-code]=@qwen-code/qwen-code [opencode]=opencode-ai
+)
+declare -A pypi_package=([gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat)
+
+install() {
+    local name="$1"
+    if [ -n "${npm_package[$name]:-}" ]; then
+        if [ ! -x "$dir/node22/node_modules/.bin/node" ]; then
+            npm install --no-fund --no-audit --prefix "$dir/node22" node@22 || return 1
+        fi
+        # npm picks versions by the engines of the Node that runs it: Node 22 gets the newest.
+        PATH="$dir/node22/node_modules/.bin:$PATH" \
+            npm install --no-fund --no-audit --prefix "$dir/npm/$name" "${npm_package[$name]}" || return 1
+        for bin in "$dir/npm/$name/node_modules/.bin/"*; do ln -sf "$bin" "$dir/bin/"; done
+    else
+        [ -x "$dir/venv/$name/bin/python" ] || python3 -m venv "$dir/venv/$name" || return 1
+        "$dir/venv/$name/bin/pip" install -q "${pypi_package[$name]}" || return 1
+        for bin in "$dir/venv/$name/bin/"*; do
+            case "$(basename "$bin")" in python*|pip*|activate*|Activate*) ;; *) ln -sf "$bin" "$dir/bin/" ;; esac
+        done
+    fi
+}
+
+installed() {
+    case "$1" in
+        pi) [ -e "$dir/bin/pi" ] ;; codex) [ -e "$dir/bin/codex" ] ;; gemini-cli) [ -e "$dir/bin/gemini" ] ;;
+        claude-code) [ -e "$dir/bin/claude" ] ;; qwen-code) [ -e "$dir/bin/qwen" ] ;;
+        opencode) [ -e "$dir/bin/opencode" ] ;; gptme) [ -e "$dir/bin/gptme" ] ;;
+        mini-swe-agent) [ -e "$dir/bin/mini" ] ;; aider) [ -e "$dir/bin/aider" ] ;;
+    esac
+}
+
+if [ "${SKIP_INSTALL:-}" != 1 ]; then
+    for name in "${harnesses[@]}"; do
+        installed "$name" && continue
+        echo "== install $name" >&2
+        install "$name" > "$dir/reports/install-$name.log" 2>&1 || echo "   failed: see $dir/reports/install-$name.log" >&2
+    done
+fi
+
+[ "${INSTALL_ONLY:-}" = 1 ] && exit 0
+
+results=()
+for name in "${harnesses[@]}"; do
+    for scenario in "${scenarios[@]}"; do
+        echo "== probe $name $scenario" >&2
+        "$ctxconf" probe --harness "$name" --scenario "$scenario" \
+            --bin "$dir/bin" --bin "$dir/node22/node_modules/.bin" \
+            --json "$dir/reports/$name-$scenario.json" --html "$dir/reports/$name-$scenario.html" \
+            > "$dir/reports/$name-$scenario.txt" 2>&1
+        [ -f "$dir/reports/$name-$scenario.json" ] && results+=("$dir/reports/$name-$scenario.json")
+        tail -n 12 "$dir/reports/$name-$scenario.txt" >&2
+    done
+done
+
+[ ${#results[@]} -gt 0 ] || { echo "probe_all: no results" >&2; exit 1; }
+"$ctxconf" probe --matrix "${results[@]}" --html "$dir/reports/matrix.html" --markdown "$dir/reports/matrix.md"
+echo "matrix: $dir/reports/matrix.md and matrix.html" >&2
+if [ "${UPDATE_DOCS:-}" = 1 ]; then
+    "$root/.venv/bin/python" - "$root/docs/harnesses.md" "$dir/reports/matrix.md" <<'PY'
+import sys
+from pathlib import Path
+
+doc, matrix = Path(sys.argv[1]), Path(sys.argv[2]).read_text(encoding="utf-8")
+start, end = "<!-- matrix:start -->", "<!-- matrix:end -->"
+text = doc.read_text(encoding="utf-8")
+head, _, rest = text.partition(start)
+_, _, tail = rest.partition(end)
+doc.write_text(f"{head}{start}\n{matrix}{end}{tail}", encoding="utf-8")
+PY
+    echo "docs/harnesses.md updated" >&2
+fi
