@@ -56,10 +56,6 @@ class ExpectedFailures:
     entries: Mapping[str, ExpectedFailureEntry]  # case name or rule anchor -> entry
     lines: Mapping[str, int]  # where each entry is written (1-based), for messages
 
-    @property
-    def reasons(self) -> dict[str, str]:
-        return {key: entry.reason for key, entry in self.entries.items()}
-
     def match(self, name: str, rules: Iterable[str]) -> ExpectedFailureEntry | None:
         """The entry that lists this case: its name's, else the narrowest anchor covering it."""
         if name in self.entries and not is_anchor(name):
