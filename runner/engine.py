@@ -27,6 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ctxconf import __version__
+from ctxconf.exitcodes import EXIT_INTERRUPTED
 
 from .cases import Case, CaseFile, default_case_files, load_cases, select_cases
 from .errors import ImplementationStartError, UsageError
@@ -52,7 +53,6 @@ from .transports.base import STDERR_KEPT_BYTES
 from .verdicts import Judge
 
 MAX_TIMEOUT = 24 * 60 * 60.0  # seconds per case: a day is more than any case needs
-EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)

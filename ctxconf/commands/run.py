@@ -11,11 +11,11 @@ from ctxconf.commands._impl import add_impl_argument
 from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from ctxconf.specdir import add_spec_argument
 
-MAX_TIMEOUT = 24 * 60 * 60.0  # seconds; the runner refuses more too
-
 
 def _timeout(text: str) -> float:
     """--timeout SECONDS: a finite number above 0 and at most a day."""
+    from ctxconf.runner.engine import MAX_TIMEOUT
+
     try:
         value = float(text)
     except ValueError:
