@@ -699,19 +699,23 @@ def render(
     return "\n".join(parts) + "\n"
 
 
-def write_readme(section: str, path: Path = README) -> None:
-    """Replace the text between this benchmark's markers, leaving the rest of the file alone."""
-    block = f"{START_MARKER}\n{section}{END_MARKER}"
+def write_readme(
+    section: str, path: Path = README, markers: tuple[str, str] = (START_MARKER, END_MARKER)
+) -> None:
+    """Replace the text between a benchmark's markers (this one's by default), leaving the
+    rest of the file alone; a section not there yet goes at the end."""
+    start_marker, end_marker = markers
+    block = f"{start_marker}\n{section}{end_marker}"
     if not path.exists():
         path.write_text(_INTRO + "\n" + block + "\n", encoding="utf-8")
         return
     current = path.read_text(encoding="utf-8")
-    start = current.find(START_MARKER)
-    end = current.find(END_MARKER)
+    start = current.find(start_marker)
+    end = current.find(end_marker)
     if start == -1 or end == -1 or end < start:
         joined = current.rstrip("\n") + "\n\n" + block + "\n"
     else:
-        joined = current[:start] + block + current[end + len(END_MARKER) :]
+        joined = current[:start] + block + current[end + len(end_marker) :]
     path.write_text(joined, encoding="utf-8")
 
 

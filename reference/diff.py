@@ -65,11 +65,11 @@ def edit_lower_bound(a: list[str], b: list[str]) -> int:
     return len(a) + len(b) - 2 * shared
 
 
-def some_edit_length(a: list[str], b: list[str], limit: int) -> int:
+def some_edit_length(a: list[str], b: list[str], limit: int, effort: int) -> int:
     """The length of an edit script from `a` to `b`, found by walking both lists and, where
     they part, taking the nearest pair of like lines ahead: never shorter than the shortest one.
-    More than `limit` when it passes `limit`, or when the walk has looked at about `limit`
-    squared / 8 pairs (a rewrite so long that the walk would cost what it saves)."""
+    More than `limit` when it passes `limit`, or when the walk has compared about `effort`
+    pairs of lines (a rewrite so long that the walk would cost what it saves)."""
     n, m = len(a), len(b)
     x = y = edits = 0
     looked = 0
@@ -81,7 +81,7 @@ def some_edit_length(a: list[str], b: list[str], limit: int) -> int:
         # The nearest like pair ahead: `ahead` lines in all, `skip` of them from `a`.
         for ahead in range(1, limit - edits + 1):
             looked += ahead + 1
-            if looked > limit * limit // 8:
+            if looked > effort:
                 return limit + 1
             for skip in range(max(0, ahead - (m - y)), min(ahead, n - x) + 1):
                 if (
@@ -106,16 +106,22 @@ def _myers_runs(a: list[str], b: list[str], max_edit: int) -> list[tuple[int, in
     # shifted. (Not so the common end: the forward search's ties would then fall elsewhere.)
     start = _snake(a, b, 0, 0)
     a, b = a[start:], b[start:]
-    least = edit_lower_bound(a, b)
-    if least > max_edit:
-        # Myers costs O((n + m) * d): proven too long, the search is not even begun.
-        return None
-    if least == len(a) + len(b):
-        runs: list[tuple[int, int, int]] | None = []  # nothing in common: all deleted, inserted
+    # No shortest script is longer than one that is known: the search may leave out every
+    # diagonal from which the end lies further than that. A few changes are walked past
+    # cheaply; a rewrite soon makes the walk give up.
+    known = some_edit_length(a, b, max_edit, effort=len(a) + len(b))
+    if known <= max_edit:
+        runs = _search(a, b, known)
     else:
-        # No shortest script is longer than one that is known: the search may leave out every
-        # diagonal from which the end lies further than that.
-        runs = _search(a, b, min(max_edit, some_edit_length(a, b, max_edit)))
+        least = edit_lower_bound(a, b)
+        if least > max_edit:
+            # Myers costs O((n + m) * d): proven too long, the search is not even begun.
+            return None
+        if least == len(a) + len(b):
+            runs = []  # nothing in common: every line is deleted or inserted
+        else:
+            known = some_edit_length(a, b, max_edit, effort=max_edit * max_edit // 8)
+            runs = _search(a, b, min(max_edit, known))
     if runs is None:
         return None
     shifted = [(i + start, j + start, length) for i, j, length in runs]
