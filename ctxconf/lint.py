@@ -359,7 +359,8 @@ def lint_spec(spec: Path) -> list[Finding]:
     loop_document = read_json_document(loop_path)
     if not isinstance(loop_document.data, dict):
         raise SpecFileError(display(loop_path), "loop.json is a JSON object", place=(1, 1))
-    loop_text, loop = loop_document.text, loop_document.data
+    loop_text = loop_document.text
+    loop: dict[str, Any] = loop_document.data
     cases_by_file: dict[Path, Any] = {}
     for path in list_case_files(spec):
         cases_by_file[path] = read_json(path)
@@ -369,7 +370,8 @@ def lint_spec(spec: Path) -> list[Finding]:
     for md_path in markdown_files(spec):
         md = md_path.read_text(encoding="utf-8")
         area = md_path.stem  # context.md is the text of loop.json's context, and so on
-        section = loop.get(area) if isinstance(loop.get(area), dict) else {}
+        found = loop.get(area)
+        section: dict[str, Any] = found if isinstance(found, dict) else {}
         findings += check_quotes(md_path, md, section, loop)
         if area == "context":
             findings += check_examples(md_path, md, _section(loop, area, "texts"))

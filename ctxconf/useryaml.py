@@ -43,9 +43,9 @@ class _BoundedLoader(yaml.SafeLoader):
         self._weight: dict[str, int] = {}  # anchor -> alias uses inside what it names
         self._open: set[str] = set()  # anchors whose node is being composed
 
-    def compose_node(self, parent: Node | None, index: object) -> Node | None:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             anchor = event.anchor
             if anchor in self._open:
                 raise _Refused(f"the alias *{anchor} is inside its own anchor", event.start_mark)
@@ -55,8 +55,8 @@ class _BoundedLoader(yaml.SafeLoader):
                     f"aliases expand to more than {limits.MAX_YAML_ALIASES:,} values",
                     event.start_mark,
                 )
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
-        event = self.peek_event()
+            return super().compose_node(parent, index)
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         anchor = getattr(event, "anchor", None)
         self._depth += 1
         if self._depth > limits.MAX_JSON_DEPTH:
@@ -75,7 +75,7 @@ class _BoundedLoader(yaml.SafeLoader):
                 self._open.discard(anchor)
         if anchor is not None:
             self._weight[anchor] = self._alias_uses - before
-        return node  # type: ignore[no-any-return]
+        return node
 
 
 @dataclass(frozen=True)

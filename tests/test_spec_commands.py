@@ -182,6 +182,7 @@ def _counts(spec: Path) -> tuple[str, str, str]:
         .splitlines()[-1]
     )
     checked = ctxconf("check", "--spec", spec).stdout
+
     def untimed(text: str) -> str:
         return re.sub(r"\d+\.\d+ ?s\b", "", text)
 
