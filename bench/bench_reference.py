@@ -500,16 +500,21 @@ def _verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
+def _spread(times: Sequence[float]) -> str:
+    """min / median / max."""
+    return " / ".join(_ms(t) for t in (min(times), statistics.median(times), max(times)))
+
+
 def time_table(rows: Sequence[Row]) -> list[str]:
     out = [
-        "| Benchmark | Reference call | Input | Reference (median) | Baseline | "
-        "Baseline (median) | Ratio | Target | Verdict |",
+        "| Benchmark | Reference call | Input | Reference min / median / max | Baseline | "
+        "Baseline min / median / max | Ratio (medians) | Target | Verdict |",
         "|---|---|---|---:|---|---:|---:|---:|---|",
     ]
     for row in rows:
         out.append(
-            f"| {row.name} | {row.call} | {row.input_desc} | {_ms(row.ref_median)} | "
-            f"{row.baseline} | {_ms(row.base_median)} | {row.ratio:.2f}x | "
+            f"| {row.name} | {row.call} | {row.input_desc} | {_spread(row.ref_times)} | "
+            f"{row.baseline} | {_spread(row.base_times)} | {row.ratio:.2f}x | "
             f"≤ {row.time_target:g}x | {_verdict(row.ratio <= row.time_target)} |"
         )
     return out
@@ -552,25 +557,23 @@ def diff_table(profiles: Sequence[DiffProfile]) -> list[str]:
 MISS_NOTES = {
     ("time", "read"): "`read` hashes the whole content and counts its lines but splits only as "
     "far as the window; a miss means the window's split and numbering outweigh one whole split.",
-    ("time", "cap"): "`cap_text` splits the whole output into lines (`split_lines`) to keep a "
-    "head and a tail of a few hundred lines; that split is nearly all of its time.",
-    ("time", "dedupe"): "The first listing is capped like any output (a whole split); the "
-    "second only compares the two texts.",
-    ("time", "diff"): "Myers' search and the bookkeeping after it (one `_Op` per line of the "
-    "edit script, then a pass over all of them) run in Python, a step per line, where GNU diff "
-    "runs in C.",
+    ("time", "cap"): "`cap_text` counts the output's `\\n` and looks for a few hundred line "
+    "ends from each end; a miss means the count of a text this size outweighs SHA-256 and a "
+    "split, which it never has.",
+    ("time", "dedupe"): "The first listing is capped like any output; the second only compares "
+    "the two texts.",
+    ("time", "diff"): "Myers' search runs a Python step per diagonal per round (about D * D / 4 "
+    "of them once the diagonals too far from the end are left out), where GNU diff runs in C; "
+    "splitting both texts into lines is most of the rest.",
     ("memory", "read"): "`line_window` splits with a limit, which leaves the rest of the text "
     "as one more string (a copy of nearly all of it); hashing encodes another copy.",
-    ("memory", "cap"): "`cap_text` holds the whole split: a `str` per line (about 50 bytes of "
-    "header each) and a list slot, for a head and a tail of a few hundred lines.",
-    ("memory", "dedupe"): "The first listing is capped like any output and holds its whole split.",
-    ("memory", "diff"): "The edit holds several Python objects per line at once: every line "
-    "of both files as its own `str` with its `\\n` (about 50 bytes of header each), a number "
-    "per line, a tuple for each common line from Myers' backtrack, and one `_Op` per line of "
-    "the edit script. With lines of a few dozen characters or less these outweigh the text "
-    "several times over. Numbering each distinct line once, keeping runs of common lines "
-    "rather than single ones and building hunks from the changed blocks would give the same "
-    "output at about 2-3x the input.",
+    ("memory", "cap"): "`cap_text` keeps only the head and the tail it shows; a miss would "
+    "mean a copy of the text somewhere.",
+    ("memory", "dedupe"): "The listing is kept for the next comparison: one reference to the "
+    "text, no copy.",
+    ("memory", "diff"): "The edit holds every line of both files as its own `str` (about 50 "
+    "bytes of header each) and a list slot, so short lines outweigh the text several times "
+    "over.",
 }
 
 

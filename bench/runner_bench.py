@@ -7,9 +7,12 @@
    starting the implementation, hello, every case, its verdicts, and the results file written.
 2. Workers. An implementation that sleeps 20 ms per case, over JSON lines, with `-j 1` and
    `-j 2` on the same cases.
+3. The bundled suite as a user runs it: `ctxconf run --impl reference` with its JSON results and
+   HTML report, as a subprocess; its summary line, and each case's duration from the results.
 
-Times are medians of `--rounds` (5) rounds. Targets: JSON lines within 2x of in process, HTTP
-within 4x; `-j 2` at least 1.7x as fast as `-j 1`.
+Times are min / median / max of `--rounds` (5) rounds. Targets: JSON lines within 2x of in
+process, HTTP within 4x; `-j 2` at least 1.7x as fast as `-j 1`; no case of the bundled suite
+over 20 ms against the reference.
 
     python bench/runner_bench.py                  # full sizes, prints markdown tables
     python bench/runner_bench.py --quick          # small sizes, a smoke run of a few seconds
@@ -26,6 +29,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
 import statistics
 import subprocess
@@ -46,6 +50,8 @@ END_MARKER = "<!-- runner:end -->"
 
 TRANSPORT_TARGETS = {"JSON lines": 2.0, "HTTP": 4.0}  # at most this many times in process
 WORKERS_TARGET = 1.7  # -j 2 at least this many times as fast as -j 1
+CASE_TARGET = 0.020  # seconds: no bundled case slower against the reference
+_SUMMARY = re.compile(r"^\d+ passed, \d+ failed.* in [\d.]+ s$", re.MULTILINE)
 SLEEP = 0.020
 
 SLEEPY = f'''
@@ -74,6 +80,91 @@ class Timing:
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def spread(self) -> str:
+        """min / median / max, in seconds."""
+        return " / ".join(f"{t:.2f}" for t in (min(self.seconds), self.median, max(self.seconds)))
+
+
+@dataclass(frozen=True)
+class SuiteRuns:
+    """`ctxconf run --impl reference` over the bundled suite, several times."""
+
+    summaries: list[str]  # the summary line of each run
+    wall: list[float]  # seconds, the whole command
+    durations: dict[str, list[float]]  # case -> its duration in each run
+
+
+def bench_suite(folder: Path, rounds: int) -> SuiteRuns:
+    summaries: list[str] = []
+    wall: list[float] = []
+    durations: dict[str, list[float]] = {}
+    for index in range(rounds):
+        results, report = folder / f"suite-{index}.json", folder / f"suite-{index}.html"
+        started = time.perf_counter()
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ctxconf",
+                "run",
+                "--impl",
+                "reference",
+                "--json",
+                str(results),
+                "--html",
+                str(report),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=folder,
+        )
+        wall.append(time.perf_counter() - started)
+        found = _SUMMARY.search(done.stdout + done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"runner_bench: ctxconf run failed:\n{done.stdout}{done.stderr}")
+        summaries.append(found.group())
+        for case in json.loads(results.read_text(encoding="utf-8"))["cases"]:
+            durations.setdefault(f"{case['area']}/{case['name']}", []).append(case["duration"])
+    return SuiteRuns(summaries, wall, durations)
+
+
+def suite_table(runs: SuiteRuns) -> list[str]:
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:.1f}"
+
+    slowest = sorted(runs.durations.items(), key=lambda item: -statistics.median(item[1]))
+    every = [t for times in runs.durations.values() for t in times]
+    over = sorted(
+        name for name, times in runs.durations.items() if statistics.median(times) > CASE_TARGET
+    )
+    cases = len(runs.durations)
+    wall = " / ".join(
+        f"{t:.2f}" for t in (min(runs.wall), statistics.median(runs.wall), max(runs.wall))
+    )
+    count = len(runs.wall)
+    lines = [
+        f"`ctxconf run --impl reference --json … --html …` on the bundled suite ({cases} "
+        f"cases), {count} {'run' if count == 1 else 'runs'}: the whole command {wall} s "
+        "(min / median / max), start-up and report included; its summary lines: "
+        + "; ".join(f"`{line}`" for line in runs.summaries)
+        + ".",
+        "",
+        f"Per case (the results' `duration`, ms), over all runs: min {ms(min(every))}, median "
+        f"{ms(statistics.median(every))}, max {ms(max(every))}; cases whose median is over "
+        f"{CASE_TARGET * 1000:g} ms: {', '.join(over) if over else 'none'} "
+        f"({_mark(not over)}). The slowest by median:",
+        "",
+        "| case | min / median / max (ms) |",
+        "|---|---:|",
+    ]
+    for name, times in slowest[:5]:
+        lines.append(
+            f"| {name} | {ms(min(times))} / {ms(statistics.median(times))} / {ms(max(times))} |"
+        )
+    return lines
 
 
 def _repeated_cases(
@@ -148,9 +239,7 @@ def bench_transports(folder: Path, repeat: int, rounds: int) -> list[Timing]:
     return [Timing(t.label, t.impl, count, t.seconds) for t in timings]
 
 
-def bench_workers(
-    folder: Path, repeat: int, rounds: int, limit: int | None = None
-) -> list[Timing]:
+def bench_workers(folder: Path, repeat: int, rounds: int, limit: int | None = None) -> list[Timing]:
     cases, count = _repeated_cases(folder, repeat, limit)
     script = folder / "sleepy.py"
     script.write_text(SLEEPY, encoding="utf-8")
@@ -170,7 +259,8 @@ def _mark(ok: bool) -> str:
 def transport_table(timings: Sequence[Timing]) -> list[str]:
     base = timings[0].median
     rows = [
-        "| transport | `--impl` | cases | median | cases/s | vs in process | target |",
+        "| transport | `--impl` | cases | min / median / max (s) | cases/s (median) "
+        "| vs in process | target |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
     for timing in timings:
@@ -183,7 +273,7 @@ def transport_table(timings: Sequence[Timing]) -> list[str]:
         elif impl.startswith("http://"):
             impl = "http://127.0.0.1:PORT (ctxconf serve --http)"
         rows.append(
-            f"| {timing.label} | `{impl}` | {timing.cases} | {timing.median:.2f} s "
+            f"| {timing.label} | `{impl}` | {timing.cases} | {timing.spread} "
             f"| {timing.cases / timing.median:,.0f} | {ratio:.2f}x | {goal} |"
         )
     return rows
@@ -193,15 +283,22 @@ def workers_table(timings: Sequence[Timing]) -> list[str]:
     one, two = timings
     speedup = one.median / two.median
     return [
-        f"| workers | cases ({SLEEP * 1000:g} ms each) | median | speed-up | target |",
+        f"| workers | cases ({SLEEP * 1000:g} ms each) | min / median / max (s) | speed-up "
+        "(medians) | target |",
         "|---|---:|---:|---:|---|",
-        f"| {one.label} | {one.cases} | {one.median:.2f} s | 1.00x | — |",
-        f"| {two.label} | {two.cases} | {two.median:.2f} s | {speedup:.2f}x "
+        f"| {one.label} | {one.cases} | {one.spread} | 1.00x | — |",
+        f"| {two.label} | {two.cases} | {two.spread} | {speedup:.2f}x "
         f"| ≥ {WORKERS_TARGET:g}x: {_mark(speedup >= WORKERS_TARGET)} |",
     ]
 
 
-def section(command: str, transports: Sequence[Timing], workers: Sequence[Timing]) -> str:
+def section(
+    command: str,
+    transports: Sequence[Timing],
+    workers: Sequence[Timing],
+    suite: SuiteRuns,
+    load_before: str,
+) -> str:
     today = datetime.date.today().isoformat()
     machine = (
         f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
@@ -212,8 +309,9 @@ def section(command: str, transports: Sequence[Timing], workers: Sequence[Timing
         START_MARKER,
         "## Runner",
         "",
-        f"`{command}`, {today}, {machine}. Medians of {rounds} rounds; each time is a whole run"
-        " (start, hello, every case, verdicts, results file).",
+        f"`{command}`, {today}, {machine}; load average (1, 5, 15 min) {load_before} before, "
+        f"{_load()} after. {rounds} rounds of each; each time is a whole run (start, hello, "
+        "every case, verdicts, results file).",
         "",
         "The bundled cases repeated, against the reference over each transport:",
         "",
@@ -225,9 +323,15 @@ def section(command: str, transports: Sequence[Timing], workers: Sequence[Timing
         "An implementation that sleeps per case, over JSON lines, with one and two workers:",
         "",
         *workers_table(workers),
+        "",
+        *suite_table(suite),
         END_MARKER,
     ]
     return "\n".join(lines) + "\n"
+
+
+def _load() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def write_readme(text: str) -> None:
@@ -256,11 +360,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if min(args.repeat, args.rounds, args.worker_repeat) < 1:
         parser.error("--repeat, --rounds and --worker-repeat are at least 1")
     command = "python bench/runner_bench.py" + (" --quick" if args.quick else "")
+    load_before = _load()
     with tempfile.TemporaryDirectory(prefix="ctxconf-runner-bench-") as temporary:
         folder = Path(temporary)
         transports = bench_transports(folder, args.repeat, args.rounds)
         workers = bench_workers(folder, args.worker_repeat, args.rounds, limit)
-    text = section(command, transports, workers)
+        suite = bench_suite(folder, args.rounds)
+    text = section(command, transports, workers, suite, load_before)
     print(text.replace(START_MARKER + "\n", "").replace(END_MARKER + "\n", ""), end="")
     if args.write_readme:
         write_readme(text)

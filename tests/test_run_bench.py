@@ -32,7 +32,12 @@ def test_quick_run_prints_both_tables() -> None:
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     labels = [row.split("|")[1].strip() for row in rows]
-    assert labels == ["transport", "in process", "JSON lines", "HTTP", "workers", "-j 1", "-j 2"]
+    assert labels[:7] == [
+        "transport", "in process", "JSON lines", "HTTP", "workers", "-j 1", "-j 2"
+    ]
+    # Then the bundled suite through `ctxconf run`: its slowest cases, by area and name.
+    assert labels[7] == "case" and all("/" in label for label in labels[8:]), labels
+    assert "passed, 0 failed" in done.stdout and "start-up and report included" in done.stdout
     assert done.stdout.startswith("## Runner\n")
     assert "<!--" not in done.stdout
 
