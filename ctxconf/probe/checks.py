@@ -396,21 +396,17 @@ def usage_shown(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
 def _results_of(
     run: ProbeRun, sessions: list[list[Sent]], label: str
 ) -> list[tuple[ToolResult, Sent]]:
-    """The tool result of each step labelled `label`, from the last request that carries it."""
+    """The tool result of each step labelled `label`, as first sent back: the last result of the
+    request that comes right after the call (resent copies may be rewritten or repeated)."""
     steps = run.scenario.steps()
-    wanted = [n for n, s in enumerate(steps) if s.label == label]
-    tool_steps = [n for n, s in enumerate(steps) if s.kind != "text"]
     found = []
-    for step in wanted:
-        for sent in reversed(sessions[0] if sessions else []):
-            results = sent.request.results
-            by_id = {r.call_id: r for r in results}
-            result = by_id.get(f"call_probe_{step}")
-            if result is None and tool_steps.index(step) < len(results):
-                result = results[tool_steps.index(step)]
-            if result is not None:
-                found.append((result, sent))
-                break
+    for step in (n for n, s in enumerate(steps) if s.label == label):
+        for sent in sessions[0] if sessions else []:
+            if sent.step != step + 1 or not sent.request.results:
+                continue
+            by_id = {r.call_id: r for r in sent.request.results}
+            found.append((by_id.get(f"call_probe_{step}", sent.request.results[-1]), sent))
+            break
     return found
 
 
@@ -457,7 +453,8 @@ def reread(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckR
     )
 
 
-NUMBER_LINE = re.compile(r"^\s*(\d+)\s*$")
+# A number alone on its line, or after a label the harness put before the output ("Output: 1").
+NUMBER_LINE = re.compile(r"^(?:[A-Za-z][\w ]*:\s*)?(\d+)\s*$")
 
 
 def long_output(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
