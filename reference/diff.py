@@ -184,7 +184,8 @@ def _pick(indexes: list[int], values: list[object]) -> tuple[object, ...]:
     """values[i] for each i, in C."""
     if len(indexes) == 1:
         return (values[indexes[0]],)
-    return itemgetter(*indexes)(values)
+    picked: tuple[object, ...] = itemgetter(*indexes)(values)
+    return picked
 
 
 def _trace(rounds: list[tuple[int, array[int]]], n: int, m: int) -> list[tuple[int, int, int]]:
