@@ -105,10 +105,19 @@ def _schema(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _leading_system(messages: list[Mapping[str, Any]]) -> int:
+    """How many messages at the start are the system prompt; a system message later on is a
+    message of the history (a harness's reminder), not part of the prompt."""
+    count = 0
+    while count < len(messages) and messages[count].get("role") in ("system", "developer"):
+        count += 1
+    return count
+
+
 def _parse_chat(body: Mapping[str, Any]) -> Request:
     messages = _dicts(body.get("messages"))
-    system_parts = [m for m in messages if m.get("role") in ("system", "developer")]
-    rest = tuple(m for m in messages if m.get("role") not in ("system", "developer"))
+    lead = _leading_system(messages)
+    system_parts, rest = messages[:lead], tuple(messages[lead:])
     tools = tuple(
         Tool(str(f.get("name")), _schema(f.get("parameters")))
         for t in _dicts(body.get("tools"))
@@ -146,8 +155,8 @@ _RESPONSE_ASSISTANT = ("function_call", "reasoning", "custom_tool_call", "local_
 def _parse_responses(body: Mapping[str, Any]) -> Request:
     raw = body.get("input")
     items = _dicts(raw) if isinstance(raw, list) else [{"role": "user", "content": raw or ""}]
-    system_items = [i for i in items if i.get("role") in ("system", "developer")]
-    rest = tuple(i for i in items if i.get("role") not in ("system", "developer"))
+    lead = _leading_system(items)
+    system_items, rest = items[:lead], tuple(items[lead:])
     parts = [str(body["instructions"])] if isinstance(body.get("instructions"), str) else []
     parts += [_text_of(i.get("content")) for i in system_items]
     turns, in_run = 0, False
