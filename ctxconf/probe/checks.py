@@ -250,7 +250,7 @@ def no_clock(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Chec
     return _result(
         check,
         "pass",
-        "no date of the run in the system prompt (the two-days scenario compares two days)",
+        "no date of the run in the system prompt",
     )
 
 

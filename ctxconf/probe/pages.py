@@ -11,8 +11,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from .checks import CHECKS
 
-# When one harness ran several scenarios, the verdict that says the most wins for each check.
+# When one harness ran several scenarios, a check shows a failure from any of them, else the
+# verdict of the scenario made for it, else the verdict that says the most.
 RANK = {"fail": 5, "pass": 4, "info": 3, "error": 2, "not-testable": 1}
+HOME_SCENARIO = {"no-clock": "two-days", "date-note": "midnight"}
 SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
 
 
@@ -46,6 +48,18 @@ class Row:
     cells: dict[str, Cell]
 
 
+def _better(check_id: str, cell: Cell, held: Cell) -> bool:
+    if "fail" in (cell.verdict, held.verdict):
+        return cell.verdict == "fail" and held.verdict != "fail"
+    home = HOME_SCENARIO.get(check_id, "basic")
+    cell_home, held_home = (
+        c.scenario == home and c.verdict != "not-testable" for c in (cell, held)
+    )
+    if cell_home != held_home:
+        return cell_home
+    return RANK.get(cell.verdict, 0) > RANK.get(held.verdict, 0)
+
+
 def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
     by_harness: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
@@ -57,7 +71,7 @@ def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
             for check in run["checks"]:
                 cell = Cell(check["verdict"], check["summary"], run["scenario"]["name"])
                 held = cells.get(check["id"])
-                if held is None or RANK.get(cell.verdict, 0) > RANK.get(held.verdict, 0):
+                if held is None or _better(check["id"], cell, held):
                     cells[check["id"]] = cell
         versions = sorted({r["harness"]["version"] or "unknown" for r in group})
         dates = sorted({r["started"][:10] for r in group})

@@ -105,7 +105,7 @@ def _schema(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _leading_system(messages: list[Mapping[str, Any]]) -> int:
+def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
     """How many messages at the start are the system prompt; a system message later on is a
     message of the history (a harness's reminder), not part of the prompt."""
     count = 0
@@ -154,7 +154,9 @@ _RESPONSE_ASSISTANT = ("function_call", "reasoning", "custom_tool_call", "local_
 
 def _parse_responses(body: Mapping[str, Any]) -> Request:
     raw = body.get("input")
-    items = _dicts(raw) if isinstance(raw, list) else [{"role": "user", "content": raw or ""}]
+    items: list[Mapping[str, Any]] = (
+        _dicts(raw) if isinstance(raw, list) else [{"role": "user", "content": raw or ""}]
+    )
     lead = _leading_system(items)
     system_items, rest = items[:lead], tuple(items[lead:])
     parts = [str(body["instructions"])] if isinstance(body.get("instructions"), str) else []
