@@ -34,6 +34,11 @@ declare -A npm_package=(
     [claude-code]=@anthropic-ai/claude-code [qwen-code]=@qwen-code/qwen-code [opencode]=opencode-ai
 )
 declare -A pypi_package=([gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat)
+# Only each harness's own command goes into DIR/bin, which comes first on the harness's PATH.
+declare -A executable=(
+    [pi]=pi [codex]=codex [gemini-cli]=gemini [claude-code]=claude [qwen-code]=qwen
+    [opencode]=opencode [gptme]=gptme [mini-swe-agent]=mini [aider]=aider
+)
 
 install() {
     local name="$1"
@@ -44,23 +49,16 @@ install() {
         # npm picks versions by the engines of the Node that runs it: Node 22 gets the newest.
         PATH="$dir/node22/node_modules/.bin:$PATH" \
             npm install --no-fund --no-audit --prefix "$dir/npm/$name" "${npm_package[$name]}" || return 1
-        for bin in "$dir/npm/$name/node_modules/.bin/"*; do ln -sf "$bin" "$dir/bin/"; done
+        ln -sf "$dir/npm/$name/node_modules/.bin/${executable[$name]}" "$dir/bin/"
     else
         [ -x "$dir/venv/$name/bin/python" ] || python3 -m venv "$dir/venv/$name" || return 1
         "$dir/venv/$name/bin/pip" install -q "${pypi_package[$name]}" || return 1
-        for bin in "$dir/venv/$name/bin/"*; do
-            case "$(basename "$bin")" in python*|pip*|activate*|Activate*) ;; *) ln -sf "$bin" "$dir/bin/" ;; esac
-        done
+        ln -sf "$dir/venv/$name/bin/${executable[$name]}" "$dir/bin/"
     fi
 }
 
 installed() {
-    case "$1" in
-        pi) [ -e "$dir/bin/pi" ] ;; codex) [ -e "$dir/bin/codex" ] ;; gemini-cli) [ -e "$dir/bin/gemini" ] ;;
-        claude-code) [ -e "$dir/bin/claude" ] ;; qwen-code) [ -e "$dir/bin/qwen" ] ;;
-        opencode) [ -e "$dir/bin/opencode" ] ;; gptme) [ -e "$dir/bin/gptme" ] ;;
-        mini-swe-agent) [ -e "$dir/bin/mini" ] ;; aider) [ -e "$dir/bin/aider" ] ;;
-    esac
+    [ -e "$dir/bin/${executable[$1]}" ]
 }
 
 if [ "${SKIP_INSTALL:-}" != 1 ]; then

@@ -110,6 +110,10 @@ def _has_date(text: str, day: date) -> str | None:
 CLOCK_PATTERN = re.compile(r"\b\d{1,2}:\d{2}(:\d{2})?\b")
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def _result(check: CheckDef, verdict: Verdict, summary: str, **figures: Any) -> CheckResult:
     return CheckResult(check.id, check.anchor, check.kind, verdict, summary, figures)
 
@@ -162,7 +166,7 @@ def tools_fixed(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
     figures = {"tool_lists_per_session": counts, "tools": names[0]}
     if all(c == 1 for c in counts):
         return _result(
-            check, "pass", f"one tool list per session ({len(names[0])} tools)", **figures
+            check, "pass", f"one tool list per session ({_count(len(names[0]), 'tool')})", **figures
         )
     return _result(check, "fail", f"{max(counts)} different tool lists in one session", **figures)
 
@@ -420,7 +424,7 @@ def reread(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckR
         )
     path = next(s.value for s in run.scenario.steps() if s.label == "read")
     lines = [line for line in run.scenario.files.get(path, "").splitlines() if line]
-    text, before = again[0][0].text, first[0][0].text
+    text, before = _plain(again[0][0].text), _plain(first[0][0].text)
     kept = sum(1 for line in lines if line in text)
     figures = {
         "first_chars": len(before),
@@ -457,6 +461,28 @@ def reread(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckR
 NUMBER_LINE = re.compile(r"^(?:[A-Za-z][\w ]*:\s*)?(\d+)\s*$")
 
 
+def _strings(data: Any) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _strings(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _strings(value)
+
+
+def _plain(text: str) -> str:
+    """The text a result shows: a harness that sends its output as a JSON object (its head and
+    tail as fields) is read through its strings."""
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            return "\n".join(_strings(json.loads(text)))
+        except ValueError:
+            pass
+    return text
+
+
 def long_output(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     found = _results_of(run, sessions, "long-output")
     step = next((s for s in run.scenario.steps() if s.label == "long-output"), None)
@@ -468,7 +494,8 @@ def long_output(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
         )
     total = int(step.value.split()[-1]) if step.value.split()[-1].isdigit() else 0
     text = found[0][0].text
-    numbers = [int(m.group(1)) for line in text.splitlines() if (m := NUMBER_LINE.match(line))]
+    lines = _plain(text).splitlines()
+    numbers = [int(m.group(1)) for line in lines if (m := NUMBER_LINE.match(line))]
     kept = set(numbers)
     head = 0
     while head + 1 in kept:

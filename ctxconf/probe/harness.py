@@ -7,6 +7,7 @@ exit codes, timeouts and output tails are kept, and the checks judge what was re
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from .profile import Profile
 from .scenario import Scenario
 from .server import MockServer, Script, read_log
 
+VERSION_NUMBER = re.compile(r"\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.]+)?")
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 TAIL_CHARS = 2000
 
@@ -412,7 +414,11 @@ def harness_version(profile: Profile, path_prefix: list[str]) -> str | None:
         except (OSError, subprocess.TimeoutExpired):
             return None
     lines = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()
-    return lines[0].strip()[:200] if lines else None
+    if not lines:
+        return None
+    # "This is mini-swe-agent version 2.4.6." and "2.1.332 (Claude Code)" both mean a number.
+    number = VERSION_NUMBER.search(lines[0])
+    return number.group(0) if number else lines[0].strip()[:200]
 
 
 def run_probe(
