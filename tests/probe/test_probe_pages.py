@@ -1,0 +1,49 @@
+"""The matrix of several results: which scenario's verdict a check shows, and how it is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxconf.probe.harness import VERSION_NUMBER
+from ctxconf.probe.pages import matrix_html, matrix_markdown, matrix_rows
+
+
+def _run(scenario: str, **verdicts: str) -> dict[str, Any]:
+    return {
+        "harness": {"name": "h", "api": "openai-chat", "version": "1.2.3"},
+        "scenario": {"name": scenario},
+        "started": "2026-11-30T10:00:00+00:00",
+        "checks": [
+            {"id": check.replace("_", "-"), "verdict": v, "summary": f"{v} in {scenario}"}
+            for check, v in verdicts.items()
+        ],
+    }
+
+
+def test_a_failure_in_any_scenario_shows() -> None:
+    rows = matrix_rows([_run("basic", system_once="pass"), _run("midnight", system_once="fail")])
+    assert rows[0].cells["system-once"].summary == "fail in midnight"
+
+
+def test_otherwise_the_scenario_made_for_the_check_shows() -> None:
+    runs = [_run("two-days", no_clock="pass"), _run("basic", no_clock="pass")]
+    assert matrix_rows(runs)[0].cells["no-clock"].scenario == "two-days"
+    untestable = [_run("two-days", no_clock="not-testable"), _run("basic", no_clock="pass")]
+    assert matrix_rows(untestable)[0].cells["no-clock"].verdict == "pass"
+
+
+def test_the_pages_escape_what_a_harness_wrote() -> None:
+    run = _run("basic", reread="info")
+    run["checks"][0]["summary"] = "stub: '<script>alert(1)</script> | x'"
+    assert "<script>" not in matrix_html([run])
+    assert "\\| x" in matrix_markdown([run])
+
+
+def test_a_version_is_the_number_in_what_the_version_command_printed() -> None:
+    for printed, number in [
+        ("This is mini-swe-agent version 2.4.6.", "2.4.6"),
+        ("2.1.332 (Claude Code)", "2.1.332"),
+        ("codex-cli 0.171.0", "0.171.0"),
+    ]:
+        found = VERSION_NUMBER.search(printed)
+        assert found is not None and found.group(0) == number
