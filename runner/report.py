@@ -6,6 +6,12 @@ view into one self-contained page (inline CSS and JS, nothing fetched). Texts an
 (outputs, stderr, messages, names) reach the page only escaped: through autoescaping, or through
 `markupsafe.escape` where `report_diff` builds the marked-up lines.
 
+The page's cost follows what it shows, not what an implementation sent: `report_diff` shows a
+bounded head and tail of a long text, messages and stderr are clipped, and building the view is
+linear in the cases. With many cases the page stays usable: cases with details start folded,
+passing cases are one table, and past the first `EAGER_CASES` a case's details are a compact
+body in a JSON data block that the page's script turns into HTML when the case is unfolded.
+
 `render_report` is what `ctxconf report` calls: load, compare with an earlier run
 (`report_compare`), render, write atomically. A results file that cannot be read, is not valid,
 or was cut short raises the runner's `ResultsFileError` (code ``results-file``) naming the file.
@@ -528,7 +534,7 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
         rules=sections,
         interrupted=(
             f"This run was interrupted: only the {_count(len(cases), 'case')} it finished "
-            "are here; the others were not run."
+            f"{'is' if len(cases) == 1 else 'are'} here; the others were not run."
             if interrupted
             else ""
         ),
