@@ -10,10 +10,11 @@ marked as GNU diff and git mark it.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import eq, itemgetter, sub
+from operator import eq, itemgetter, not_, sub
 
 from .config import Texts
 
@@ -130,13 +131,22 @@ def _myers_runs(a: list[str], b: list[str], max_edit: int) -> list[tuple[int, in
 
 def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]] | None:
     """`_myers_runs` of two lists that differ in their first line (or one of them is empty),
-    searching only the points from which the end is at most `bound` edits away."""
+    searching only the points from which the end may be at most `bound` edits away.
+
+    A point left out counts as never reached. That changes no point of the path found, nor
+    any choice along it: the path passes only through points within the bound, and a point
+    left out is one the path could not have come through (see `ctx.edit.myers`).
+    """
     n, m = len(a), len(b)
     delta = n - m  # the diagonal of the end
     # Past its end a list reads as a marker equal to nothing in the other: a round compares
     # every diagonal's next pair of lines at once, and a point may lie up to a round per
     # diagonal beyond an end.
     a_ends, b_ends = a + [_PAST_A] * (bound + 2), b + [_PAST_B] * (bound + 2)
+    # Where the lines that cannot be kept are; worth finding for a long search only.
+    alone = None
+    if bound * bound > n + m:
+        alone = _alone(a, b), _alone(b, a)
     # How far each diagonal low, low + 2 .. of round d has reached; round 0 has diagonal 0.
     reached = [_snake(a, b, 0, 0)]
     low = 0
@@ -147,18 +157,18 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
         return _trace(rounds, n, m)
     for d in range(1, min(bound, n + m) + 1):  # by round n + m the search has always arrived
         rounds.append((low, array("q", reached)))
-        # Diagonal k is at least d + |k - delta| edits from the end: those further than the
-        # bound are left out. Those kept only ever read diagonals that were kept before.
+        # The diagonals next to those reached, and only those from which the end may lie
+        # within the bound: diagonal k is at least d + |k - delta| edits from it.
         spare = bound - d
-        first = max(-d, delta - spare)
+        first = max(low - 1, -d, delta - spare)
         first += (first + d) % 2  # diagonals of round d have the parity of d
-        last = min(d, delta + spare)
+        last = min(low + 2 * len(reached) - 1, d, delta + spare)
         last -= (last + d) % 2
         if first > last:
             return None
         # Diagonal k takes the further of a step down from k + 1 and a step right from k - 1,
-        # the step right on a tie. The -1 at each end makes the outer diagonals -d and d take
-        # the one step they have (reached is never below 0).
+        # the step right on a tie. Past either end of the last round's diagonals a -1 stands
+        # for "never reached", so a diagonal there takes its one step from the other side.
         padded = [-1, *reached, -1]  # diagonals low - 2, low, .. of round d - 1
         at = (first - low + 1) // 2  # where diagonal first - 1 is in `padded`
         count_now = (last - first) // 2 + 1
@@ -168,7 +178,6 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
                 padded[at : at + count_now], padded[at + 1 : at + 1 + count_now], strict=True
             )
         ]
-        low = first
         ys = [*map(sub, reached, range(first, last + 1, 2))]
         agree = map(eq, _pick(reached, a_ends), _pick(ys, b_ends))
         for index in compress(count(), agree):
@@ -177,7 +186,47 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
         # one end only, and a step back from the other).
         if first <= delta <= last and (d - delta) % 2 == 0 and reached[(delta - first) // 2] >= n:
             return _trace(rounds, n, m)
+        low = first
+        if alone is not None:
+            reached, low = _within(reached, low, d, bound, n, m, *alone)
+            if not reached:
+                return None
     return None
+
+
+def _alone(lines: list[str], other: list[str]) -> list[int]:
+    """Where the lines of `lines` are that have no like line in `other`: never kept."""
+    return list(compress(count(), map(not_, map(set(other).__contains__, lines))))
+
+
+def _within(
+    reached: list[int],
+    low: int,
+    d: int,
+    bound: int,
+    n: int,
+    m: int,
+    alone_a: list[int],
+    alone_b: list[int],
+) -> tuple[list[int], int]:
+    """The round's points without those at either end of its diagonals from which the end
+    lies provably further than the bound: every line left is deleted or inserted, but those
+    that have a like line in the other text may be kept, as many as the other has left."""
+
+    def too_far(index: int) -> bool:
+        x = reached[index]
+        y = x - low - 2 * index
+        # Lines left that may be kept: those left, but for the lines with no like line.
+        kept_a = (n - x) - (len(alone_a) - bisect_left(alone_a, x))
+        kept_b = (m - y) - (len(alone_b) - bisect_left(alone_b, y))
+        return d + (n - x) + (m - y) - 2 * max(0, min(kept_a, kept_b)) > bound
+
+    start, stop = 0, len(reached)
+    while start < stop and too_far(start):
+        start += 1
+    while stop > start and too_far(stop - 1):
+        stop -= 1
+    return reached[start:stop], low + 2 * start
 
 
 def _pick(indexes: list[int], values: list[object]) -> tuple[object, ...]:
@@ -191,16 +240,22 @@ def _pick(indexes: list[int], values: list[object]) -> tuple[object, ...]:
 def _trace(rounds: list[tuple[int, array[int]]], n: int, m: int) -> list[tuple[int, int, int]]:
     """The common runs of the path that reached (n, m) in the last of `rounds`, traced back
     with the choices the search made."""
+
+    def furthest(before: array[int], low: int, k: int) -> int:
+        # A diagonal the search left out of that round was never reached, as it counted it.
+        index = (k - low) // 2
+        return before[index] if 0 <= index < len(before) else -1
+
     runs: list[tuple[int, int, int]] = []
     x, y = n, m
     for d in range(len(rounds) - 1, 0, -1):
         low, before = rounds[d]  # diagonal j of round d - 1 at index (j - low) // 2
         k = x - y
-        if k == -d or (k != d and before[(k - 1 - low) // 2] < before[(k + 1 - low) // 2]):
+        if k == -d or (k != d and furthest(before, low, k - 1) < furthest(before, low, k + 1)):
             prev_k = k + 1
         else:
             prev_k = k - 1
-        prev_x = before[(prev_k - low) // 2]
+        prev_x = furthest(before, low, prev_k)
         prev_y = prev_x - prev_k
         start_x, start_y = (prev_x, prev_y + 1) if prev_k == k + 1 else (prev_x + 1, prev_y)
         length = min(x - start_x, y - start_y)

@@ -119,7 +119,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("ctx.edit.hunks", "count-of-one-shown", "diff.py", ("if count == 1:", "if count == -1:")),
     _m("ctx.edit.myers", "insertion-on-ties", "diff.py",
        ("down if right < down else", "down if right <= down else"),
-       ("before[(k - 1 - low) // 2] < before", "before[(k - 1 - low) // 2] <= before")),
+       ("furthest(before, low, k - 1) < furthest", "furthest(before, low, k - 1) <= furthest")),
     _m("ctx.edit.myers", "insertions-first", "diff.py",
        ('            show("-", a[block.i0 : block.i1])\n            show("+", b[block.j0 : block.j1])',
         '            show("+", b[block.j0 : block.j1])\n            show("-", a[block.i0 : block.i1])')),

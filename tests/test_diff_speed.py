@@ -4,8 +4,10 @@ start skipped, diagonals left out); its output is byte for byte that of the plai
 
 from __future__ import annotations
 
+import random
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,3 +80,25 @@ def test_a_whole_rewrite_is_proven_too_long_before_any_search() -> None:
     diff = unified_diff(before, after, 3, TEXTS, 1000)
     assert diff.startswith("@@ -1,5000 +1,5000 @@\n-old 0\n")
     assert min(_seconds(before, after) for _ in range(3)) < 0.25
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_long_files_with_scattered_changes_diff_as_the_plain_search(seed: int) -> None:
+    # Long enough that the search leaves out points by the lines they may still keep.
+    rng = random.Random(seed)
+    pool = [f"line {i}" for i in range(rng.choice([2000, 300, 12]))]
+    before = [rng.choice(pool) for _ in range(rng.randrange(800, 2000))]
+    after = list(before)
+    for _ in range(rng.randrange(5, 150)):
+        at = rng.randrange(len(after))
+        kind = rng.random()
+        if kind < 0.4:
+            after[at] = rng.choice([*pool[:50], "new"])
+        elif kind < 0.7:
+            after.insert(at, rng.choice([*pool[:50], "added"]))
+        else:
+            del after[at]
+    old, new = "\n".join(before) + "\n", "\n".join(after) + "\n"
+    for max_edit in (1000, 40):
+        plain = diff_oracle.unified_diff(old, new, 3, TEXTS, max_edit)
+        assert unified_diff(old, new, 3, TEXTS, max_edit) == plain
