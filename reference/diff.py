@@ -1,5 +1,10 @@
 """The unified diff an edit answers with (`ctx.edit.*`).
 
+The search is the plain one's, shortened where a bound proves the rest cannot matter: the
+common start is skipped, an edit longer than `diff.max_edit` is recognised from the lines the
+texts share before any search, and the search leaves out the points from which the end lies
+further than a known script's length. Its output is the plain search's, byte for byte.
+
 The common lines are those of the edit script found by Myers' greedy algorithm (1986), run
 forward from the start of both texts; where a deletion and an insertion reach equally far, the
 deletion is taken. Within a run of changed lines every deletion is shown before every insertion.
@@ -133,9 +138,10 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
     """`_myers_runs` of two lists that differ in their first line (or one of them is empty),
     searching only the points from which the end may be at most `bound` edits away.
 
-    A point left out counts as never reached. That changes no point of the path found, nor
-    any choice along it: the path passes only through points within the bound, and a point
-    left out is one the path could not have come through (see `ctx.edit.myers`).
+    A point left out counts as never reached, so the points kept reach no further than the
+    plain search's. The path found is the same, and so is every choice along it: its points lie
+    within the bound, so none is left out, and where it took one neighbour over the other, the
+    other (left out or not) reaches no further than in the plain search.
     """
     n, m = len(a), len(b)
     delta = n - m  # the diagonal of the end
