@@ -179,3 +179,12 @@ def test_the_log_holds_bodies_and_no_secret(mock: MockServer, tmp_path: Path) ->
     entries = read_log(tmp_path / "log.jsonl")
     assert entries[0]["body"]["messages"] == [{"role": "user", "content": "go"}]
     assert any("alt=sse" in e["path"] for e in entries)
+
+
+def test_responses_not_streamed_is_a_response_the_client_reads(mock: MockServer) -> None:
+    client = openai.OpenAI(base_url=mock.base_url + "/v1", api_key="k", max_retries=0)
+    tools = [{"type": "function", "name": "read", "strict": False, "parameters": READ_SCHEMA}]
+    response = client.responses.create(model="m", instructions="You help.", input="go", tools=tools)
+    call = response.output[0]
+    assert call.type == "function_call" and json.loads(call.arguments) == {"path": "/work/A.txt"}
+    assert response.usage is not None and response.usage.input_tokens > 0
