@@ -328,8 +328,7 @@ def _shown_numbers(run: ProbeRun, key: str, file: str | None) -> list[int]:
     for session in run.sessions:
         texts = [p.stdout for p in session.processes]
         if file:
-            path = session.work / file
-            texts = [path.read_text(encoding="utf-8", errors="replace")] if path.is_file() else []
+            texts = [session.usage_file] if session.usage_file is not None else []
         for text in texts:
             for doc in _json_documents(text):
                 for value in _values_at(doc, ["*", *keys] if isinstance(doc, list) else keys):

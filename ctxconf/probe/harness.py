@@ -58,7 +58,7 @@ class SessionRun:
     clock: datetime | None
     entries: list[dict[str, Any]]
     processes: list[ProcessRun]
-    work: Path
+    usage_file: str | None = None  # the text of the file the profile's usage_output names
 
 
 @dataclass
@@ -101,7 +101,10 @@ class _Session:
         self.run, self.index = run, index
         self.profile, self.scenario = run.profile, run.scenario
         self.clock = self.scenario.sessions[index]
-        self.room = Room.make(root / f"session-{index + 1}")
+        # Every session of a run sits at the same path, so that two sessions' prompts differ
+        # only by what the harness makes differ, not by where its home is.
+        shutil.rmtree(root / "session", ignore_errors=True)
+        self.room = Room.make(root / "session")
         self.log = out / f"requests-{index + 1}.jsonl"
         self.log.unlink(missing_ok=True)
         self.path_prefix = path_prefix
@@ -368,9 +371,10 @@ class _Session:
             else:
                 argv = [substitute(a, values) for a in drive.first]
                 self.run_stream_json(argv, self.env(values, self.clock), mock, values)
-        return SessionRun(
-            self.index, self.clock, read_log(self.log), self.processes, self.room.work
-        )
+        usage = self.profile.usage_output
+        usage_path = self.room.work / usage.file if usage and usage.file else None
+        usage_file = _bounded(usage_path) if usage_path and usage_path.is_file() else None
+        return SessionRun(self.index, self.clock, read_log(self.log), self.processes, usage_file)
 
     def one_process_argv(self, command: tuple[str, ...], values: dict[str, str]) -> list[str]:
         argv: list[str] = []

@@ -16,7 +16,11 @@ SHAPES = {
 
 
 def fake_profile(
-    folder: Path, shape: str = "chat", faults: tuple[str, ...] = (), mode: str = "per-turn"
+    folder: Path,
+    shape: str = "chat",
+    faults: tuple[str, ...] = (),
+    mode: str = "per-turn",
+    usage_file: str | None = None,
 ) -> Path:
     """A profile file for the fake harness of `shape` with `faults`; returns its path."""
     script = str(FAKES / f"fake_{shape}.py")
@@ -45,6 +49,9 @@ def fake_profile(
         "clock": "self",
         "timeout": 60,
     }
+    if usage_file:
+        profile["env"] = {**profile["env"], "FAKE_USAGE_FILE": usage_file}
+        profile["usage_output"] = {"key": "usage.cached_tokens", "file": usage_file}
     path = folder / f"fake-{shape}-{'-'.join(faults) or 'clean'}.yaml"
     path.write_text(json.dumps(profile, indent=2))  # JSON is YAML
     return path

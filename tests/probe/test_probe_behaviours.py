@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,7 +57,7 @@ def test_head_and_tail_are_found_however_the_output_is_wrapped(result: str) -> N
     run = ProbeRun(
         load_profile("pi"), load_scenario("basic"), None, datetime.now(), datetime.now(), None
     )
-    run.sessions.append(SessionRun(0, None, [_entry(1, 3, result)], [], Path(".")))
+    run.sessions.append(SessionRun(0, None, [_entry(1, 3, result)], []))
     checks = {c.id: c for c in judge(run)}
     figures = checks["long-output"].figures
     assert (figures["behaviour"], figures["head_lines"], figures["tail_lines"]) == (

@@ -104,3 +104,10 @@ def test_the_stream_json_driver_plays_every_turn_in_one_process(tmp_path: Path) 
     checks = probe(tmp_path, "chat", (), "basic", mode="stream-json")
     assert checks["history-prefix"].verdict == "pass"
     assert checks["history-prefix"].figures["pairs"] == 5
+
+
+def test_cached_tokens_are_found_in_a_file_the_harness_writes(tmp_path: Path) -> None:
+    profile = load_profile(str(fake_profile(tmp_path, "chat", usage_file="usage.json")))
+    run = run_probe(profile, load_scenario("basic"), tmp_path / "logs")
+    usage = {c.id: c for c in judge(run)}["usage-shown"]
+    assert usage.verdict == "pass" and "usage.json" in usage.summary

@@ -134,6 +134,8 @@ class Session:
 
     def make_system(self, request: int) -> str:
         lines = ["You are a fake harness for the probe's tests.", "Use the tools to do the task."]
+        # Where it runs is part of the prompt, as with real harnesses (memory paths, cwd).
+        lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}"]
         if "date-in-system" in self.faults:
             lines.append(f"Current date: {now().date().isoformat()}")
         if "rebuilt-prompt" in self.faults:
@@ -236,5 +238,9 @@ def main(shape: Shape) -> int:
         return 0
     session.turn(base_url, args.message)
     session.save()
-    print(json.dumps(session.report()))
+    report = json.dumps(session.report())
+    if os.environ.get("FAKE_USAGE_FILE"):  # like a trajectory file, in the work folder
+        Path(os.environ["FAKE_USAGE_FILE"]).write_text(report)
+    else:
+        print(report)
     return 0
