@@ -26,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=float, metavar="SECONDS", help="per process (default: the profile's)"
     )
     parser.add_argument(
-        "--keep", action="store_true", help="keep the run's home and work folders (printed)"
+        "--keep",
+        action="store_true",
+        help="keep the last session's home and work folders (their path is printed)",
     )
     parser.add_argument(
         "--matrix",

@@ -55,6 +55,8 @@ def probe(
     )
     for check in checks:
         out.write(f"  {check.verdict:<12} {check.id:<15} {check.summary}\n")
+    if run.kept:
+        out.write(f"the last session's folders are kept in {run.kept}\n")
     failed = sum(1 for c in checks if c.verdict in results.FAILING)
     out.write(f"{failed} check failed\n" if failed == 1 else f"{failed} checks failed\n")
     return results.exit_code(checks)

@@ -70,6 +70,7 @@ class ProbeRun:
     finished: datetime
     clock_problem: str | None  # why the clock could not be moved, when the scenario moves it
     sessions: list[SessionRun] = field(default_factory=list)
+    kept: Path | None = None  # the run's folders, when kept
 
 
 def substitute(text: str, values: dict[str, str]) -> str:
@@ -448,7 +449,9 @@ def run_probe(
         for index in range(len(scenario.sessions)):
             run.sessions.append(_Session(run, index, root, out, prefix).play())
     finally:
-        if not keep:
+        if keep:
+            run.kept = root
+        else:
             shutil.rmtree(root, ignore_errors=True)
     run.finished = datetime.now().astimezone()
     return run
