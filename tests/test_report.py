@@ -671,3 +671,28 @@ def test_report_command_compare_alone_writes_no_page(tmp_path: Path) -> None:
     done = ctxconf("report", later, "--compare", earlier, expect=1)
     assert "newly failing: 1" in done.stdout and "wrote" not in done.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["earlier.json", "later.json"]
+
+
+def test_the_report_of_a_run_cut_short_by_a_signal_says_so(tmp_path: Path) -> None:
+    from ctxconf.runner.engine import RunOptions, run_suite
+    from ctxconf.runner.reference_impl import ReferenceImplementation
+    from ctxconf.runner.transports import FakeTransport, Message
+
+    reference = ReferenceImplementation()
+
+    def answer(request: Message) -> Message:
+        if request["seq"] == 3:
+            raise KeyboardInterrupt
+        return reference.run(request)
+
+    results = tmp_path / "r.json"
+    run_suite(
+        RunOptions(impl="fake"),
+        factory=lambda: FakeTransport(answer, hello=reference.hello()),
+        results_path=results,
+    )
+    ctxconf("report", results, "--html", tmp_path / "r.html", expect=None)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    finished = len(json.loads(results.read_text(encoding="utf-8"))["cases"])
+    assert f"This run was interrupted: only the {finished} cases it finished are here" in html
+    assert 'class="status bad"' in html
