@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import compress, count, islice
 from operator import eq, itemgetter, not_, sub
 
 from .config import Texts
 
+_CHUNK = 1 << 16  # characters of a text split into lines at a time
 # What a list reads as past its end: an object equal to no line.
 _PAST_A, _PAST_B = object(), object()
 
@@ -40,7 +41,22 @@ def _lines(text: str) -> list[str]:
     return lines
 
 
-def _snake(a: list[str], b: list[str], x: int, y: int) -> int:
+def _lines_like(text: str, known: dict[str, str]) -> list[str]:
+    """`_lines(text)`, each line that is in `known` as the object there: an edit keeps most
+    lines, whose copies are then freed (a chunk of the text at a time, so they are never all
+    alive at once), and comparing them is a check of identity."""
+    lines: list[str] = []
+    start = 0
+    while start < len(text):
+        cut = text.find("\n", start + _CHUNK)
+        cut = len(text) if cut == -1 else cut + 1  # chunks end after a line end
+        chunk = _lines(text[start:cut])
+        lines += map(known.get, chunk, chunk)
+        start = cut
+    return lines
+
+
+def _snake(a: Sequence[object], b: Sequence[object], x: int, y: int) -> int:
     """How far `x` gets along its diagonal from (x, y) while the lines agree.
 
     Slices compare in C: the step doubles while they agree, then halves down to one line, so a
@@ -61,17 +77,17 @@ def _snake(a: list[str], b: list[str], x: int, y: int) -> int:
     return x
 
 
-def edit_lower_bound(a: list[str], b: list[str]) -> int:
+def edit_lower_bound(a: Sequence[object], b: Sequence[object]) -> int:
     """A length no edit script from `a` to `b` is shorter than.
 
     A line of `a` can be kept only where `b` has a line like it, so at most `shared` lines are
     kept and the others of both lists are deleted or inserted. The counting runs in C.
     """
-    shared = sum(map(set(b).__contains__, a))
+    shared = sum(map(dict.fromkeys(b).__contains__, a))  # keys: smaller than a set
     return len(a) + len(b) - 2 * shared
 
 
-def some_edit_length(a: list[str], b: list[str], limit: int, effort: int) -> int:
+def some_edit_length(a: Sequence[object], b: Sequence[object], limit: int, effort: int) -> int:
     """The length of an edit script from `a` to `b`, found by walking both lists and, where
     they part, taking the nearest pair of like lines ahead: never shorter than the shortest one.
     More than `limit` when it passes `limit`, or when the walk has compared about `effort`
@@ -105,13 +121,18 @@ def some_edit_length(a: list[str], b: list[str], limit: int, effort: int) -> int
             return limit + 1
 
 
-def _myers_runs(a: list[str], b: list[str], max_edit: int) -> list[tuple[int, int, int]] | None:
+def _myers_runs(
+    a: Sequence[object], b: Sequence[object], max_edit: int
+) -> list[tuple[int, int, int]] | None:
     """Runs (i, j, length) of the lines that the greedy forward Myers path keeps in common;
     None when the shortest edit script is longer than `max_edit` lines."""
     # Round 0 runs along the common start; skipping it first leaves every later round the same,
     # shifted. (Not so the common end: the forward search's ties would then fall elsewhere.)
     start = _snake(a, b, 0, 0)
-    a, b = a[start:], b[start:]
+    # Copies past the common start, the search's own (it marks their ends).
+    rest_a: list[object] = list(islice(a, start, None))
+    rest_b: list[object] = list(islice(b, start, None))
+    a, b = rest_a, rest_b
     # No shortest script is longer than one that is known: the search may leave out every
     # diagonal from which the end lies further than that. A few changes are walked past
     # cheaply; a rewrite soon makes the walk give up.
@@ -134,7 +155,7 @@ def _myers_runs(a: list[str], b: list[str], max_edit: int) -> list[tuple[int, in
     return [(0, 0, start), *shifted] if start else shifted
 
 
-def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]] | None:
+def _search(a: list[object], b: list[object], bound: int) -> list[tuple[int, int, int]] | None:
     """`_myers_runs` of two lists that differ in their first line (or one of them is empty),
     searching only the points from which the end may be at most `bound` edits away.
 
@@ -145,14 +166,15 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
     """
     n, m = len(a), len(b)
     delta = n - m  # the diagonal of the end
-    # Past its end a list reads as a marker equal to nothing in the other: a round compares
-    # every diagonal's next pair of lines at once, and a point may lie up to a round per
-    # diagonal beyond an end.
-    a_ends, b_ends = a + [_PAST_A] * (bound + 2), b + [_PAST_B] * (bound + 2)
     # Where the lines that cannot be kept are; worth finding for a long search only.
     alone = None
     if bound * bound > n + m:
         alone = _alone(a, b), _alone(b, a)
+    # Past its end each list (the search's own copy) reads as a marker equal to nothing in the
+    # other: a round compares every diagonal's next pair of lines at once, a point may lie up
+    # to a round per diagonal beyond an end, and no run of common lines passes an end.
+    a += [_PAST_A] * (bound + 2)
+    b += [_PAST_B] * (bound + 2)
     # How far each diagonal low, low + 2 .. of round d has reached; round 0 has diagonal 0.
     reached = [_snake(a, b, 0, 0)]
     low = 0
@@ -185,7 +207,7 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
             )
         ]
         ys = [*map(sub, reached, range(first, last + 1, 2))]
-        agree = map(eq, _pick(reached, a_ends), _pick(ys, b_ends))
+        agree = map(eq, _pick(reached, a), _pick(ys, b))
         for index in compress(count(), agree):
             reached[index] = _snake(a, b, reached[index] + 1, ys[index] + 1)
         # Only the end's diagonal can reach both ends (a point off the grid is one step past
@@ -200,9 +222,10 @@ def _search(a: list[str], b: list[str], bound: int) -> list[tuple[int, int, int]
     return None
 
 
-def _alone(lines: list[str], other: list[str]) -> list[int]:
+def _alone(lines: list[object], other: list[object]) -> list[int]:
     """Where the lines of `lines` are that have no like line in `other`: never kept."""
-    return list(compress(count(), map(not_, map(set(other).__contains__, lines))))
+    # A dict's keys, not a set: a set's table takes four times the memory for as many lines.
+    return list(compress(count(), map(not_, map(dict.fromkeys(other).__contains__, lines))))
 
 
 def _within(
@@ -321,7 +344,7 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
     deletes every old line and inserts every new one.
     """
     a = _lines(before)
-    b = _lines(after)
+    b = _lines_like(after, dict(zip(a, a, strict=True)))
     if a == b:
         return ""
     no_newline = texts.render("no_newline")
