@@ -18,7 +18,7 @@ from ctxconf.atomic import write_text_atomic
 from ctxconf.casefile import with_case
 from ctxconf.reference import OPS_BY_AREA, run_area_case
 from ctxconf.spec_rules import load_rules
-from ctxconf.specfile import SpecFileError, display, read_case_file
+from ctxconf.specfile import SpecFileError, display, editing, read_case_file
 from ctxconf.useryaml import UserYaml, load_user_yaml
 from ctxconf.validate import Problem, validate_text
 
@@ -147,7 +147,7 @@ def add_cases(
             raise
         raise AddCaseError((error.message,)) from None
     items = load_yaml_cases(source)
-    target = read_case_file(case_file)
+    target = read_case_file(case_file, allow=editing)
     text, data = target.text, target.data
     area = data.get("area", "context")
     if area not in OPS_BY_AREA:

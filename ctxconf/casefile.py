@@ -8,20 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.jsonpos import value_spans
-from ctxconf.specfile import SpecFileError, read_case_file
+from ctxconf.specfile import SpecFileError, editing, read_case_file
 
 __all__ = ["FoundCase", "SpecFileError", "case_names", "find_case", "read_cases", "read_json"]
 
 
 def read_json(path: Path) -> tuple[str, Any]:
     """The text of a case file and its data, or SpecFileError saying where it is broken."""
-    document = read_case_file(path)
+    document = read_case_file(path, allow=editing)
     return document.text, document.data
 
 
 def read_cases(path: Path) -> list[dict[str, Any]]:
     """The cases of a case file (SpecFileError when it is not one)."""
-    data = read_case_file(path).data
+    data = read_case_file(path, allow=editing).data
     return [case for case in data["cases"] if isinstance(case, dict)]
 
 

@@ -22,13 +22,7 @@ from ctxconf.casefile import read_json
 from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
 from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
-from ctxconf.specfile import (
-    SpecFileError,
-    display,
-    list_case_files,
-    read_json_document,
-    read_text_file,
-)
+from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
 
 ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
 # `name` (value): the value plain, or a JSON string that may hold parentheses of its own.
@@ -355,10 +349,8 @@ def _area_templates(loop: dict[str, Any], area: str) -> dict[str, str]:
 def lint_spec(spec: Path) -> list[Finding]:
     """Every disagreement between the parts of the spec folder `spec`, sorted by file and line."""
     loop_path = spec / "loop.json"
-    # Read as JSON, not held to its schema: an unknown template is a finding of its own here.
-    loop_document = read_json_document(loop_path)
-    if not isinstance(loop_document.data, dict):
-        raise SpecFileError(display(loop_path), "loop.json is a JSON object", place=(1, 1))
+    # Held to its schema but for unknown keys: an unknown template is a finding of its own here.
+    loop_document = read_spec_json(loop_path, LOOP, allow=unknown_key)
     loop_text = loop_document.text
     loop: dict[str, Any] = loop_document.data
     cases_by_file: dict[Path, Any] = {}

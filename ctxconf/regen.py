@@ -20,7 +20,7 @@ from ctxconf.atomic import write_text_atomic
 from ctxconf.casefile import indent_at
 from ctxconf.jsonpos import value_spans
 from ctxconf.reference import run_area_case
-from ctxconf.specfile import display, read_case_file
+from ctxconf.specfile import display, editing, read_case_file
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def regenerate(
     before any is written, so a broken one stops the run with nothing changed."""
     files = []
     for path in paths:
-        document = read_case_file(path)
+        document = read_case_file(path, allow=editing)
         files.append(_Read(path, document.text, document.data))
     result = RegenResult()
     for read in files:

@@ -11,12 +11,10 @@ from typing import Any
 from ctxconf.casefile import case_names, find_case
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.specfile import (
-    CASES,
     SpecFileError,
     display,
     list_case_files,
     read_loop,
-    read_spec_json,
 )
 from ctxconf.textdiff import visible
 
@@ -94,8 +92,6 @@ def run(args: argparse.Namespace) -> int:
         files = list_case_files(folder)
         found = find_case(files, args.case)
         names = case_names(files) if found is None else []
-        if found is not None:
-            read_spec_json(found.file, CASES)  # shown only from a file its schema allows
     except SpecFileError as error:
         return report_error("show", error, sys.stderr)
     if found is None:
