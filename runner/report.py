@@ -37,7 +37,7 @@ from ctxconf.paths import bundled_spec_dir
 from ctxconf.spec_rules import Rule, load_rules
 
 from .report_compare import FAILING, CaseChange, Comparison, compare_results
-from .report_diff import Cell, DiffView, diff_view, text_cells
+from .report_diff import FULL, NOTHING, Bounds, Cell, DiffView, diff_view, text_cells
 from .report_markdown import markdown_html
 from .results import load_results
 
@@ -58,6 +58,13 @@ OPEN_CASES = 20
 MAX_RULE_CASE_LINKS = 50  # cases linked from one rule's section; the rest are counted
 MAX_MESSAGE_CHARS = 20_000  # of a case's or a step's message, from its start
 MAX_STDERR_CHARS = 64 * 1024  # of a case's stderr, from its end
+# A compact case (past EAGER_CASES) shows less of each text an implementation sent.
+COMPACT_BOUNDS = Bounds(200, 20_000)
+COMPACT_MESSAGE_CHARS = 2000
+COMPACT_STDERR_CHARS = 4096
+# The diffs' markup across the page: once it is spent, a diff shows only the texts' sizes and
+# sha256, so that every case failing with a huge output still makes a page a browser opens.
+PAGE_DIFF_BUDGET = 60_000_000
 GIST_CHARS = 160  # the one line a folded case shows
 
 
@@ -282,7 +289,24 @@ def _block_field(name: str, text: str, compact: bool) -> StepField:
     return StepField(name, "", text_cells(text))
 
 
-def _step_view(raw: Mapping[str, Any], with_diff: bool, compact: bool = False) -> StepView:
+class _DiffBudget:
+    """What is left of `PAGE_DIFF_BUDGET` as the page's diffs are made, in page order."""
+
+    def __init__(self) -> None:
+        self.left = PAGE_DIFF_BUDGET
+
+    def diff(self, expected: str, actual: str | None, compact: bool) -> DiffView:
+        bounds = NOTHING if self.left <= 0 else COMPACT_BOUNDS if compact else FULL
+        view = diff_view(expected, actual, bounds)
+        self.left -= view.html_size
+        if bounds is NOTHING:
+            return replace(view, summary=f"{view.summary}: the page's room for diffs is used up")
+        return view
+
+
+def _step_view(
+    raw: Mapping[str, Any], with_diff: bool, budget: _DiffBudget, compact: bool = False
+) -> StepView:
     step = raw.get("step") if isinstance(raw.get("step"), Mapping) else {}
     assert isinstance(step, Mapping)
     expected = _text(raw.get("expected"))
@@ -296,10 +320,12 @@ def _step_view(raw: Mapping[str, Any], with_diff: bool, compact: bool = False) -
         verdict=verdict,
         fields=_step_fields(step, compact),
         expected=[] if show_diff or compact else text_cells(expected),
-        diff=diff_view(expected, actual if isinstance(actual, str) else None)
+        diff=budget.diff(expected, actual if isinstance(actual, str) else None, compact)
         if show_diff
         else None,
-        message=_clip(_text(raw.get("message")), MAX_MESSAGE_CHARS),
+        message=_clip(
+            _text(raw.get("message")), COMPACT_MESSAGE_CHARS if compact else MAX_MESSAGE_CHARS
+        ),
     )
 
 
@@ -327,13 +353,16 @@ def _case_view(
     refs: _RuleRefs,
     ids: _Ids,
     expected_failures_file: str,
+    budget: _DiffBudget,
     *,
     compact: bool = False,
     start_open: bool = False,
 ) -> CaseView:
     area, name = _text(raw.get("area")), _text(raw.get("name"))
     verdict = _text(raw.get("verdict"), "error")
-    message = _clip(_text(raw.get("message")), MAX_MESSAGE_CHARS)
+    message = _clip(
+        _text(raw.get("message")), COMPACT_MESSAGE_CHARS if compact else MAX_MESSAGE_CHARS
+    )
     listed = raw.get("expected_failure")
     entry = _text(listed.get("entry")) if isinstance(listed, Mapping) else ""
     reason = _text(listed.get("reason")) if isinstance(listed, Mapping) else ""
@@ -349,7 +378,7 @@ def _case_view(
     shown_raw = [s for s in steps[first_open:] if s.get("verdict") != "not-run"]
     # Passing cases need no step detail: the page stays small (every case's texts would not).
     detailed = verdict != "pass" or any(s.get("verdict") in DIFF_STEP_VERDICTS for s in steps)
-    shown = [_step_view(s, True, compact) for s in shown_raw] if detailed else []
+    shown = [_step_view(s, True, budget, compact) for s in shown_raw] if detailed else []
     if not gist:
         gist = next((f"step {s.index}: {s.diff.summary}" for s in shown if s.diff), "")
     return CaseView(
@@ -362,9 +391,15 @@ def _case_view(
         failing=verdict in FAILING,
         message=message,
         duration=_seconds(raw.get("duration")),
-        stderr=_clip(_text(raw.get("stderr")), MAX_STDERR_CHARS, keep_end=True),
+        stderr=_clip(
+            _text(raw.get("stderr")),
+            COMPACT_STDERR_CHARS if compact else MAX_STDERR_CHARS,
+            keep_end=True,
+        ),
         rules=[refs.get(_text(a)) for a in raw.get("rules") or []],
-        earlier=[_step_view(s, False, compact) for s in steps[:first_open]] if detailed else [],
+        earlier=[_step_view(s, False, budget, compact) for s in steps[:first_open]]
+        if detailed
+        else [],
         shown=shown,
         not_run=sum(1 for s in steps if s.get("verdict") == "not-run"),
         reason=reason,
@@ -432,13 +467,14 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
     detailed = [i for key, *_ in _GROUPS if key != "passed" for i in by_key[key]]
     eager = set(detailed[:EAGER_CASES])
     start_open = len(detailed) <= OPEN_CASES
-    cases = [
-        _case_view(
-            raw, refs, ids, listed_in,
+    budget = _DiffBudget()
+    made: dict[int, CaseView] = {}
+    for index in [*detailed, *by_key["passed"]]:  # in page order: the diff budget runs down so
+        made[index] = _case_view(
+            raw_cases[index], refs, ids, listed_in, budget,
             compact=keys[index] != "passed" and index not in eager, start_open=start_open,
-        )
-        for index, raw in enumerate(raw_cases)
-    ]  # fmt: skip
+        )  # fmt: skip
+    cases = [made[index] for index in range(len(raw_cases))]
 
     grouped: dict[str, list[CaseView]] = {key: [] for key, *_ in _GROUPS}
     for key, case in zip(keys, cases, strict=True):

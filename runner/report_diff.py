@@ -37,6 +37,18 @@ CONTEXT_LINES = 5
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """How much of one text is shown: at most `lines` lines and about `chars` characters."""
+
+    lines: int
+    chars: int
+
+
+FULL = Bounds(MAX_SHOWN_LINES, MAX_SHOWN_CHARS)
+NOTHING = Bounds(0, 0)  # only the text's size and sha256
+
+
+@dataclass(frozen=True)
 class Cell:
     """One line of one side of a diff (or of a shown text); `html` is already escaped."""
 
@@ -56,6 +68,11 @@ class DiffView:
     rows: list[DiffRow]
     summary: str
     notes: tuple[str, ...] = ()  # the size and sha256 of a text shown only in part
+
+    @property
+    def html_size(self) -> int:
+        """Characters of markup its rows make, which a page can budget."""
+        return sum(len(row.expected.html) + len(row.actual.html) for row in self.rows)
 
 
 # ---------------------------------------------------------------- lines, bounded
@@ -160,16 +177,17 @@ def _backward(text: str, start: int, lines: int, chars: int, total: int) -> list
     return [_make_line(first + i, text, b, e, nl) for i, (b, e, nl) in enumerate(raw)]
 
 
-def _side(text: str, what: str) -> _Side:
+def _side(text: str, what: str, bounds: Bounds) -> _Side:
     total = _line_count(text)
-    if total <= MAX_SHOWN_LINES and len(text) <= MAX_SHOWN_CHARS:
+    if total <= bounds.lines and len(text) <= bounds.chars:
         lines, _ = _forward(text, len(text), total, len(text) + total + 1)
         return _Side(lines, [], total, "")
-    half_lines, half_chars = MAX_SHOWN_LINES // 2, MAX_SHOWN_CHARS // 2
+    half_lines, half_chars = bounds.lines // 2, bounds.chars // 2
     head, head_end = _forward(text, len(text), half_lines, half_chars)
     tail = _backward(text, head_end, half_lines, half_chars, total)
     size, digest = _size_and_digest(text)
-    shown = f"its first {_lines(len(head))}" + (f" and last {_lines(len(tail))}" if tail else "")
+    shown = f"its first {_lines(len(head))}" if head else "none of it"
+    shown += f" and last {_lines(len(tail))}" if tail else ""
     note = (
         f"{what}: {_lines(total)}, {_size(size)}, sha256 {digest}; shown: {shown}. "
         "The whole text is in the results file."
@@ -282,12 +300,12 @@ def _note(text: str) -> Cell:
     return Cell("note", None, Markup('<span class="empty">{}</span>').format(text))
 
 
-def text_cells(text: str) -> list[Cell]:
+def text_cells(text: str, bounds: Bounds = FULL) -> list[Cell]:
     """A text as numbered lines with its whitespace and line ends visible (head and tail only
     of a long one)."""
     if text == "":
         return [_note("(empty text)")]
-    side = _side(text, "Text")
+    side = _side(text, "Text", bounds)
     cells = [_note(side.note)] if side.clipped else []
     cells += [
         Cell("same", line.number, _line_html(line, end=_end(line, False))) for line in side.head
@@ -424,9 +442,15 @@ def _fold_unchanged(rows: list[DiffRow]) -> list[DiffRow]:
     return folded
 
 
-def diff_view(expected: str, actual: str | None) -> DiffView:
-    """Expected beside actual, line by line, with changed lines and words marked."""
-    left = _side(expected, "Expected text")
+def diff_view(expected: str, actual: str | None, bounds: Bounds = FULL) -> DiffView:
+    """Expected beside actual, line by line, with changed lines and words marked, each side
+    within `bounds` (with NOTHING, only their sizes and sha256)."""
+    left = _side(expected, "Expected text", bounds)
+    if bounds.lines == 0 or bounds.chars == 0:
+        sides = [left] + ([] if actual is None else [_side(actual, "Actual text", bounds)])
+        row = DiffRow(_note("(not shown)"), _note("(not shown)"))
+        summary = "texts not shown" if actual is not None else "no output received; not shown"
+        return DiffView([row], summary, tuple(s.note for s in sides if s.note))
     if actual is None:
         differ = _Differ(False)
         rows = [DiffRow(differ.cell("del", line, False), _FILLER) for line in left.head]
@@ -438,7 +462,7 @@ def diff_view(expected: str, actual: str | None) -> DiffView:
         return DiffView(
             rows, "no output received for this step", (left.note,) if left.clipped else ()
         )
-    right = _side(actual, "Actual text")
+    right = _side(actual, "Actual text", bounds)
     differs_in_newline = (
         bool(expected) and bool(actual) and (expected.endswith("\n") != actual.endswith("\n"))
     )

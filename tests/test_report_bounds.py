@@ -212,3 +212,43 @@ def test_passing_cases_are_one_table(tmp_path: Path) -> None:
         "case-context-reread-unchanged-is-stub",
         "case-context-only-listings-are-deduplicated",
     ]
+
+
+def _huge_outputs(count: int, lines: int) -> dict[str, Any]:
+    doc = _many_failing(count)
+    for case in doc["cases"]:
+        step = case["steps"][2]
+        step["actual"] = _numbered(lines) + SCRIPT
+    return doc
+
+
+def _diffs(view: Any) -> list[Any]:
+    return [s.diff for g in view.groups for c in g.cases for s in c.shown if s.diff]
+
+
+def test_cases_past_the_first_show_less_of_each_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(report, "EAGER_CASES", 1)
+    view = build_view(_huge_outputs(2, 5000), {})
+    eager, compact = (c for g in view.groups for c in g.cases)
+    eager_rows = len(eager.shown[0].diff.rows)  # type: ignore[union-attr]
+    compact_rows = len(compact.shown[0].diff.rows)  # type: ignore[union-attr]
+    assert compact_rows <= report.COMPACT_BOUNDS.lines + 3 < eager_rows
+    assert "its first 100 lines and last 100 lines" in compact.shown[0].diff.notes[-1]  # type: ignore[union-attr]
+
+
+def test_once_the_page_budget_is_spent_diffs_give_sizes_and_digests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(report, "PAGE_DIFF_BUDGET", 20_000)
+    doc = _huge_outputs(30, 2000)
+    view = build_view(doc, {})
+    diffs = _diffs(view)
+    shown = [d for d in diffs if "not shown" not in d.summary]
+    assert 0 < len(shown) < len(diffs), "the budget runs out part way"
+    assert diffs[: len(shown)] == shown, "the cases first on the page keep their diffs"
+    spent = sum(d.html_size for d in shown)
+    assert spent - shown[-1].html_size < 20_000
+    digest = hashlib.sha256(doc["cases"][-1]["steps"][2]["actual"].encode()).hexdigest()
+    last = next(s.diff for s in view.groups[0].cases[-1].shown if s.index == 2)
+    assert last is not None and "room for diffs is used up" in last.summary
+    assert any(digest in note for note in last.notes)
