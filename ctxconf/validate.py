@@ -41,6 +41,7 @@ from ctxconf.specfile import (
     kind_of,
     list_case_files,
     parse_json_text,
+    plural,
     read_json_document,
 )
 
@@ -408,7 +409,7 @@ def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> It
         return
     if isinstance(expect, list) and len(expect) != len(steps):
         message = (
-            f"{len(expect)} expected texts for {len(steps)} steps: "
+            f"{plural(len(expect), 'expected text')} for {plural(len(steps), 'step')}: "
             "give exactly one per step, in order"
         )
         yield doc.problem(f"{at}/expect", message, "expect-count")

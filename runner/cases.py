@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxconf.specfile import CASES, list_case_files, read_spec_json
+from ctxconf.specfile import CASES, list_case_files, plural, read_spec_json
 
 from .errors import CaseFileError
 from .selection import Selector
@@ -71,7 +71,8 @@ def load_case_file(path: Path) -> CaseFile:
             continue
         if len(expect) != len(steps):
             problems.append(
-                f"{where} ({name}): {len(steps)} steps but {len(expect)} expected texts"
+                f"{where} ({name}): {plural(len(steps), 'step')} but "
+                f"{plural(len(expect), 'expected text')}"
             )
             continue
         rules = raw.get("rules", [])
