@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -48,13 +49,18 @@ class _Constant:
         self.name = name
 
 
+class _Duplicate(Exception):
+    """The first key given twice, when the scan stops there."""
+
+
 class _Scanner:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, stop_at_duplicate: bool = False) -> None:
+        self.stop_at_duplicate = stop_at_duplicate
         self.text = text
         self.decoder = json.JSONDecoder(
             parse_constant=_Constant, parse_int=limits.parse_int, parse_float=limits.parse_float
         )
-        self.line_starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+        self.line_starts = [0] + [found.end() for found in re.finditer("\n", text)]
         self.found: dict[str, Position] = {}
         self.ends: dict[str, int] = {}
         self.duplicates: list[tuple[str, Position]] = []
@@ -121,6 +127,8 @@ class _Scanner:
             member = at + "/" + escape(key)
             if member in self.found:
                 self.duplicates.append((member, self.position(key_start)))
+                if self.stop_at_duplicate:  # the reader refuses it: the rest is not needed
+                    raise _Duplicate
                 self.forget(member)
             offset = self.value(offset + 1, member)
             offset = self.expect(offset, ",}", "Expecting ',' delimiter")
@@ -141,9 +149,12 @@ class _Scanner:
             offset, index = offset + 1, index + 1
 
 
-def _scan(text: str) -> _Scanner:
-    scanner = _Scanner(text)
-    end = scanner.skip(scanner.value(0, ""))
+def _scan(text: str, *, stop_at_duplicate: bool = False) -> _Scanner:
+    scanner = _Scanner(text, stop_at_duplicate=stop_at_duplicate)
+    try:
+        end = scanner.skip(scanner.value(0, ""))
+    except _Duplicate:
+        return scanner
     if end != len(text):
         raise scanner.fail("Extra data", end)
     return scanner
@@ -161,8 +172,9 @@ class Scan:
 
 def scan(text: str) -> Scan:
     """The scan of a document: raises `json.JSONDecodeError` where `text` is not JSON within
-    ctxconf's limits (NaN, Infinity, numbers too large or too long count as not JSON)."""
-    scanner = _scan(text)
+    ctxconf's limits (NaN, Infinity, numbers too large or too long count as not JSON). It
+    stops at the first key given twice, which `duplicates` then holds."""
+    scanner = _scan(text, stop_at_duplicate=True)
     return Scan(scanner.found, scanner.ends, scanner.duplicates)
 
 

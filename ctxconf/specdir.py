@@ -48,7 +48,10 @@ def _holds_spec(folder: Path) -> bool:
 
 def discover(start: Path | None = None) -> Path | None:
     """The spec folder of the checkout `start` (default: the current folder) is in, if any."""
-    here = (start or Path.cwd()).resolve()
+    try:
+        here = (start or Path.cwd()).resolve()
+    except OSError:  # the current folder was removed
+        return None
     if _holds_spec(here):
         return here
     for folder in (here, *here.parents):
@@ -77,7 +80,7 @@ def origin(folder: Path, given: Path | None = None) -> str:
     resolved = folder.resolve()
     found = discover()
     if found is not None and found.resolve() == resolved:
-        here = Path.cwd().resolve()
+        here = Path.cwd().resolve()  # discover() found a spec, so there is a current folder
         inside = resolved in (here, here / "spec")
         return "found in the current folder" if inside else "found above the current folder"
     if resolved == bundled_spec_dir().resolve():

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from ctxconf.validate import Problem
 
 LOOP, CASES = "loop", "cases"
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A string (one cut short runs to the end, so a scan never looks at a quote twice), or a bracket.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
 
 
 class SpecFileError(RunnerError):
