@@ -6,13 +6,14 @@
    (wall time, maximum resident set). With Chromium installed, the page is opened headless: the
    time to its load event, its DOM nodes and script heap, and the time to unfold the last case
    (whose details wait in a data block until then).
-2. One huge output. One case whose output is `--output-mb` (100) MB of lines, rendered in a
-   process of its own through `write_html`, as `ctxconf run --html` does (a results file that
-   large is more than `ctxconf report` reads): render time, and the maximum resident set before
-   and after rendering (the inputs alone are in the first).
+2. Huge outputs. One case whose output is `--output-mb` (100) MB of lines, and `--huge-cases`
+   (200) cases with a 1 MB output each, each rendered in a process of its own through
+   `write_html`, as `ctxconf run --html` does (a results file that large is more than
+   `ctxconf report` reads): render time, and the maximum resident set before and after rendering
+   (the inputs alone are in the first).
 
     python bench/report_bench.py                  # full sizes, prints a markdown section
-    python bench/report_bench.py --quick          # 300 cases and a 5 MB output
+    python bench/report_bench.py --quick          # 300 cases, a 5 MB output, 20 of 1 MB
     python bench/report_bench.py --write-readme   # also update the Report section of README.md
 
 Exit codes: 0 when every measurement ran, 1 when a page could not be made or read, 2 for usage.
@@ -115,22 +116,26 @@ def many_failing(count: int) -> dict[str, Any]:
     return _document(cases)
 
 
-def huge_output(megabytes: int) -> dict[str, Any]:
-    """One failing case whose output is `megabytes` MB of numbered lines, one of them changed."""
+def huge_output(megabytes: int, cases: int = 1) -> dict[str, Any]:
+    """Failing cases whose output is `megabytes` MB of numbered lines, one of them changed (the
+    same two texts in every case)."""
     line = "line {:>9} of a long command output, padded to about eighty characters....\n"
     count = megabytes * 1_000_000 // len(line.format(0))
     expected = "".join(line.format(n) for n in range(count))
     actual = expected.replace(line.format(count // 2), line.format("changed"), 1) + SCRIPT
     step = {"op": "output", "tool": "bash", "args": {"command": "make"}, "text": "(the same)"}
-    case = {
-        "area": "context", "file": "context.json", "name": "huge-output",
-        "description": "one huge output", "rules": ["ctx.cap.head"], "verdict": "fail",
-        "message": "", "duration": 1.0, "stderr": "",
-        "steps": [
-            {"index": 0, "step": step, "expected": expected, "actual": actual, "verdict": "fail"}
-        ],
-    }  # fmt: skip
-    return _document([case])
+    return _document([
+        {
+            "area": "context", "file": "context.json", "name": f"huge-output-{number}",
+            "description": "a huge output", "rules": ["ctx.cap.head"], "verdict": "fail",
+            "message": "", "duration": 1.0, "stderr": "",
+            "steps": [
+                {"index": 0, "step": step, "expected": expected, "actual": actual,
+                 "verdict": "fail"}
+            ],
+        }
+        for number in range(cases)
+    ])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -173,11 +178,11 @@ def measure_many(folder: Path, count: int) -> Measured:
     )
 
 
-def _child_huge(megabytes: int, page: Path) -> None:
+def _child_huge(megabytes: int, cases: int, page: Path) -> None:
     """In a process of its own: build the document, then time `write_html` alone."""
     from ctxconf.runner.report import write_html
 
-    doc = huge_output(megabytes)
+    doc = huge_output(megabytes, cases)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
     started, cpu = time.perf_counter(), time.process_time()
     write_html(doc, page)
@@ -186,10 +191,10 @@ def _child_huge(megabytes: int, page: Path) -> None:
     print(json.dumps({"seconds": seconds, "cpu": cpu, "before_mb": before, "after_mb": after}))
 
 
-def measure_huge(folder: Path, megabytes: int) -> Measured:
+def measure_huge(folder: Path, megabytes: int, cases: int = 1) -> Measured:
     page = folder / "huge.html"
     done = subprocess.run(
-        [sys.executable, __file__, "--child-huge", str(megabytes), str(page)],
+        [sys.executable, __file__, "--child-huge", str(megabytes), str(cases), str(page)],
         capture_output=True,
         text=True,
         check=False,
@@ -197,9 +202,12 @@ def measure_huge(folder: Path, megabytes: int) -> Measured:
     if done.returncode != 0:
         raise RuntimeError(f"rendering the huge output failed:\n{done.stderr}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
+    each = "" if cases == 1 else " (the same two in every case)"
     return Measured(
-        f"one {megabytes:,} MB output",
-        f"expected and actual, {megabytes:,} MB each",
+        f"one {megabytes:,} MB output"
+        if cases == 1
+        else f"{cases:,} cases, {megabytes:,} MB output each",
+        f"expected and actual, {megabytes:,} MB each{each}",
         figures["seconds"],
         figures["cpu"],
         figures["after_mb"],
@@ -315,23 +323,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=10_000, help="failing cases (10,000)")
     parser.add_argument("--output-mb", type=int, default=100, help="size of the huge output")
-    parser.add_argument("--quick", action="store_true", help="300 cases and a 5 MB output")
+    parser.add_argument("--quick", action="store_true", help="smaller inputs: a smoke run")
     parser.add_argument("--no-browser", action="store_true", help="do not open the page")
     parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
-    parser.add_argument("--child-huge", nargs=2, metavar=("MB", "PAGE"), help=argparse.SUPPRESS)
+    parser.add_argument("--huge-cases", type=int, default=200, help="cases with a 1 MB output")
+    parser.add_argument(
+        "--child-huge", nargs=3, metavar=("MB", "CASES", "PAGE"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     if args.child_huge:
-        _child_huge(int(args.child_huge[0]), Path(args.child_huge[1]))
+        _child_huge(int(args.child_huge[0]), int(args.child_huge[1]), Path(args.child_huge[2]))
         return 0
     if args.quick:
-        args.cases, args.output_mb = 300, 5
+        args.cases, args.output_mb, args.huge_cases = 300, 5, 20
     if args.cases < 1 or args.output_mb < 1:
         parser.error("--cases and --output-mb are at least 1")
     command = "python bench/report_bench.py" + (" --quick" if args.quick else "")
     with tempfile.TemporaryDirectory(prefix="ctxconf-report-bench-") as temporary:
         folder = Path(temporary)
         try:
-            rows = [measure_many(folder, args.cases), measure_huge(folder, args.output_mb)]
+            rows = [
+                measure_many(folder, args.cases),
+                measure_huge(folder, args.output_mb),
+                measure_huge(folder, 1, args.huge_cases),
+            ]
             loaded = None
             if CHROMIUM.exists() and not args.no_browser:
                 loaded = measure_browser(folder / "many.html", folder / "profile")

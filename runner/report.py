@@ -64,7 +64,7 @@ COMPACT_MESSAGE_CHARS = 2000
 COMPACT_STDERR_CHARS = 4096
 # The diffs' markup across the page: once it is spent, a diff shows only the texts' sizes and
 # sha256, so that every case failing with a huge output still makes a page a browser opens.
-PAGE_DIFF_BUDGET = 60_000_000
+PAGE_DIFF_BUDGET = 20_000_000  # 10,000 failing cases of the bundled suite take 6 MB
 GIST_CHARS = 160  # the one line a folded case shows
 
 

@@ -409,14 +409,15 @@ class _Differ:
                     yield DiffRow(_FILLER, self.cell("ins", right[j], True))
 
 
-def _fold_unchanged(rows: list[DiffRow]) -> list[DiffRow]:
-    """Long runs of unchanged rows as one note, keeping `CONTEXT_LINES` beside each change."""
+def _fold_unchanged(rows: list[DiffRow], part: bool = False) -> list[DiffRow]:
+    """Long runs of unchanged rows as one note, keeping `CONTEXT_LINES` beside each change; the
+    head or tail of a clipped text (`part`) keeps them at its ends too, beside the gap."""
     folded: list[DiffRow] = []
     run: list[DiffRow] = []
 
     def flush(at_end: bool) -> None:
-        keep_before = 0 if not folded else CONTEXT_LINES
-        keep_after = 0 if at_end else CONTEXT_LINES
+        keep_before = CONTEXT_LINES if folded or part else 0
+        keep_after = CONTEXT_LINES if not at_end or part else 0
         if len(run) > keep_before + keep_after + 1:
             hidden = len(run) - keep_before - keep_after
             note = _note(f"… {_lines(hidden)} unchanged …")
@@ -435,7 +436,7 @@ def _fold_unchanged(rows: list[DiffRow]) -> list[DiffRow]:
                 flush(at_end=False)
             folded.append(row)
     if run:
-        if folded:
+        if folded or part:
             flush(at_end=True)
         else:
             folded.extend(run)  # identical texts: nothing to fold around
@@ -474,7 +475,7 @@ def diff_view(expected: str, actual: str | None, bounds: Bounds = FULL) -> DiffV
         differing = _differing(rows) + _differing(tail)
         gaps = [_note(_gap(side)) if _gap(side) else _FILLER for side in (left, right)]
         gap = [DiffRow(*gaps)] if _gap(left) or _gap(right) else []
-        rows = [*_fold_unchanged(rows), *gap, *_fold_unchanged(tail)]
+        rows = [*_fold_unchanged(rows, part=True), *gap, *_fold_unchanged(tail, part=True)]
     else:
         differing = _differing(rows)
         rows = _fold_unchanged(rows)

@@ -23,4 +23,8 @@ def test_quick_run_measures_both_reports() -> None:
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     assert rows[0].startswith("| report of |")
-    assert [row.split(" | ")[0] for row in rows[1:]] == ["| 300 failing cases", "| one 5 MB output"]
+    assert [row.split(" | ")[0] for row in rows[1:]] == [
+        "| 300 failing cases",
+        "| one 5 MB output",
+        "| 20 cases, 1 MB output each",
+    ]
