@@ -269,6 +269,18 @@ def date_note(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Che
     assert turn.clock is not None
     first_step = scenario.first_step_of_turn(number)
     sent = sessions[0]
+    if all(s.step is None for s in sent):
+        return _result(
+            check,
+            "not-testable",
+            "the harness offers no tools, so its requests cannot be placed in the scenario's turns",
+        )
+    if run.profile.plays_one_turn:
+        return _result(
+            check,
+            "not-testable",
+            "the harness plays one task per run: there is no turn after midnight",
+        )
     after = [s for s in sent if s.step is not None and s.step >= first_step]
     before = [s for s in sent if s.step is not None and s.step < first_step]
     if not after or not before:

@@ -67,6 +67,14 @@ class Profile:
     notes: str = ""
     source: Path | None = None
 
+    @property
+    def plays_one_turn(self) -> bool:
+        """A one-process harness whose command takes one message plays the first turn alone."""
+        drive = self.drive
+        return drive.mode == "one-process" and not any(
+            a.startswith("{messages") for a in drive.first
+        )
+
 
 def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
     validate_data(data, "profile", source)

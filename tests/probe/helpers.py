@@ -31,6 +31,8 @@ def fake_profile(
             "command": [sys.executable, script, *flags, "{message}"],
             "resume": [sys.executable, script, *flags, "--resume", "{message}"],
         }
+    elif mode == "one-task":  # one message per run, like mini-swe-agent
+        drive = {"mode": "one-process", "command": [sys.executable, script, *flags, "{message}"]}
     else:
         drive = {
             "mode": "stream-json",

@@ -111,3 +111,9 @@ def test_cached_tokens_are_found_in_a_file_the_harness_writes(tmp_path: Path) ->
     run = run_probe(profile, load_scenario("basic"), tmp_path / "logs")
     usage = {c.id: c for c in judge(run)}["usage-shown"]
     assert usage.verdict == "pass" and "usage.json" in usage.summary
+
+
+def test_a_harness_that_plays_one_task_cannot_be_told_the_date_and_says_so(tmp_path: Path) -> None:
+    checks = probe(tmp_path, "chat", (), "midnight", mode="one-task")
+    assert checks["date-note"].verdict == "not-testable"
+    assert "one task" in checks["date-note"].summary
