@@ -155,7 +155,9 @@ class _Session:
     def holds(self) -> dict[int, float]:
         """In one process the clock must pass on its own: hold the answer before a turn whose
         clock moved until the harness's clock has reached it."""
-        if self.profile.drive.mode == "per-turn" or self.clock is None:
+        if self.profile.drive.mode == "per-turn" or self.profile.plays_one_turn:
+            return {}
+        if self.clock is None:
             return {}
         holds = {}
         for number, turn in enumerate(self.scenario.turns):
