@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ctxconf.runner import report
+from ctxconf.runner import report, report_diff
 from ctxconf.runner.report import CaseView, build_view, write_html
 from ctxconf.runner.report_diff import (
     MAX_LINE_CHARS,
@@ -57,6 +57,13 @@ def test_a_long_output_shows_its_head_and_tail_with_its_size_and_digest() -> Non
     html = _html(view)
     assert "&lt;script&gt;" in html and "<script>" not in html
     assert len(html) < 4 * MAX_SHOWN_CHARS
+
+
+def test_the_unchanged_head_and_tail_of_a_long_text_fold() -> None:
+    expected = _numbered(10_000)
+    view = diff_view(expected, expected + "one more line")
+    assert len(view.rows) < 4 * report_diff.CONTEXT_LINES + 6
+    assert view.summary.endswith("differ among those shown")
 
 
 def test_a_long_expected_text_with_nothing_received_shows_its_head_and_tail() -> None:
