@@ -196,7 +196,7 @@ def history_prefix(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -
         return _result(
             check,
             "pass",
-            f"every request starts with the previous one's messages ({pairs} pairs)",
+            f"every request starts with the previous one's messages ({_count(pairs, 'pair')})",
             pairs=pairs,
         )
     first = breaks[0]
@@ -205,7 +205,7 @@ def history_prefix(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -
         check,
         "fail",
         f"request {first['request']} rewrote message {first['message']} of the previous"
-        f" request{where} ({len(breaks)} of {pairs} pairs)",
+        f" request{where} ({len(breaks)} of {_count(pairs, 'pair')})",
         pairs=pairs,
         breaks=breaks[:10],
     )
@@ -552,7 +552,7 @@ def result_ids(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Ch
     results = last.request.results
     call_ids = sum(1 for r in results if r.call_id)
     in_text = sum(1 for r in results if BRACKET_ID.match(r.text.lstrip()))
-    summary = f"call ids on {call_ids} of {len(results)} results; an id in the text of {in_text}"
+    summary = f"call ids on {call_ids} of {_count(len(results), 'result')}; an id in the text of {in_text}"
     return _result(
         check, "info", summary, results=len(results), call_ids=call_ids, ids_in_text=in_text
     )
