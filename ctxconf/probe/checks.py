@@ -552,7 +552,8 @@ def result_ids(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Ch
     results = last.request.results
     call_ids = sum(1 for r in results if r.call_id)
     in_text = sum(1 for r in results if BRACKET_ID.match(r.text.lstrip()))
-    summary = f"call ids on {call_ids} of {_count(len(results), 'result')}; an id in the text of {in_text}"
+    counted = _count(len(results), "result")
+    summary = f"call ids on {call_ids} of {counted}; an id in the text of {in_text}"
     return _result(
         check, "info", summary, results=len(results), call_ids=call_ids, ids_in_text=in_text
     )
