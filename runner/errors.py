@@ -8,6 +8,8 @@ command turns each into a message, its hint, and exit code 2.
     ├── CaseFileError             a case file that cannot be read or is not a case file
     ├── ExpectedFailuresError     a bad --expected-failures file: every problem with its place
     ├── ImplementationStartError  the implementation did not start or did not answer hello
+    ├── SpecFileError             (ctxconf.specfile) a spec or YAML file refused, with its place
+    │   └── SpecDirError          (ctxconf.specdir) no spec folder, or one never to be written
     └── ResultsFileError          a results file that is invalid or was cut short
 """
 
