@@ -1,0 +1,46 @@
+"""The probe's bundled data: every schema is a valid schema, every profile and scenario loads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from ctxconf.paths import schemas_dir
+from ctxconf.probe.profile import bundled_profiles, load_profile
+from ctxconf.probe.scenario import bundled_scenarios, load_scenario
+
+NINE = [
+    "aider",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "gptme",
+    "mini-swe-agent",
+    "opencode",
+    "pi",
+    "qwen-code",
+]
+
+
+@pytest.mark.parametrize("name", ["profile", "scenario", "results"])
+def test_the_schema_is_valid(name: str) -> None:
+    Draft202012Validator.check_schema(
+        json.loads((schemas_dir() / "probe" / f"{name}.schema.json").read_text())
+    )
+
+
+def test_the_nine_harnesses_have_profiles_that_load() -> None:
+    assert bundled_profiles() == NINE
+    for name in NINE:
+        profile = load_profile(name)
+        assert profile.name == name and profile.version_seen and profile.install
+
+
+def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None:
+    assert bundled_scenarios() == ["basic", "midnight", "two-days"]
+    labels = {s.label for s in load_scenario("basic").steps()}
+    assert {"read", "reread", "long-output"} <= labels
+    assert len(load_scenario("two-days").sessions) == 2
+    assert load_scenario("midnight").turns[1].clock is not None
