@@ -110,6 +110,7 @@ class _Session:
         self.log.unlink(missing_ok=True)
         self.path_prefix = path_prefix
         self.processes: list[ProcessRun] = []
+        self.spawned: list[subprocess.Popen[bytes]] = []
         self.began = time.monotonic()
 
     def values(self, mock: MockServer) -> dict[str, str]:
@@ -183,6 +184,7 @@ class _Session:
                 stderr=e,
                 start_new_session=True,
             )
+        self.spawned.append(process)
         return process, out, err
 
     def finish(
@@ -323,6 +325,15 @@ class _Session:
         self.finish(process, argv, turns, out, err, started, first, mock, timed_out)
 
     def play(self) -> SessionRun:
+        try:
+            return self._play()
+        except BaseException:
+            # Interrupted: a harness runs in a session of its own, so no signal reached it.
+            for process in self.spawned:
+                kill_group(process)
+            raise
+
+    def _play(self) -> SessionRun:
         profile = self.profile
         script = Script(
             self.scenario.steps(),

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
@@ -150,3 +153,47 @@ def test_a_matrix_of_a_file_that_is_not_results_is_a_usage_error(tmp_path: Path)
 def test_list_names_the_bundled_harnesses_and_scenarios() -> None:
     done = ctxconf("probe", "--list")
     assert "midnight" in done.stdout and "two-days" in done.stdout
+
+
+def test_an_interrupted_probe_exits_130_and_leaves_no_harness_running(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    code = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    hang = tmp_path / "hang.yaml"
+    hang.write_text(
+        json.dumps(
+            {
+                "name": "hang",
+                "description": "sleeps",
+                "api": "openai-chat",
+                "drive": {
+                    "mode": "per-turn",
+                    "command": [sys.executable, "-c", code],
+                    "resume": [sys.executable, "-c", "pass"],
+                },
+            }
+        )
+    )
+    probe = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ctxconf",
+            "probe",
+            "--harness",
+            str(hang),
+            "--json",
+            str(tmp_path / "r.json"),
+        ]
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the harness never started"
+        time.sleep(0.1)
+    probe.send_signal(signal.SIGINT)
+    assert probe.wait(timeout=30) == 130
+    harness = Path(f"/proc/{pid_file.read_text()}")
+    for _ in range(50):  # a killed process may take a moment to be reaped
+        if not harness.exists():
+            break
+        time.sleep(0.1)
+    assert not harness.exists(), "the harness still runs"
