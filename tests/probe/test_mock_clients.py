@@ -188,3 +188,24 @@ def test_responses_not_streamed_is_a_response_the_client_reads(mock: MockServer)
     call = response.output[0]
     assert call.type == "function_call" and json.loads(call.arguments) == {"path": "/work/A.txt"}
     assert response.usage is not None and response.usage.input_tokens > 0
+
+
+def test_a_gzip_body_is_read_and_an_unknown_path_is_a_json_404(mock: MockServer) -> None:
+    import gzip
+    import urllib.error
+    import urllib.request
+
+    body = gzip.compress(json.dumps({"messages": [{"role": "user", "content": "go"}]}).encode())
+    request = urllib.request.Request(
+        mock.base_url + "/v1/chat/completions",
+        data=body,
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+    with urllib.request.urlopen(request) as response:
+        assert json.load(response)["choices"][0]["message"]["content"] == "Probe session"
+    try:
+        urllib.request.urlopen(urllib.request.Request(mock.base_url + "/v1/nothing", data=b"{}"))
+    except urllib.error.HTTPError as e:
+        assert e.code == 404 and json.load(e)["error"]["type"] == "not_found"
+    else:
+        raise AssertionError("an unknown path was answered")
