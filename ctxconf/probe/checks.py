@@ -107,9 +107,6 @@ def _has_date(text: str, day: date) -> str | None:
     return next((form for form in _date_forms(day) if form in text), None)
 
 
-CLOCK_PATTERN = re.compile(r"\b\d{1,2}:\d{2}(:\d{2})?\b")
-
-
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
