@@ -304,13 +304,13 @@ def section(command: str, rows: Sequence[Measured], loaded: Loaded | None) -> st
         )
     lines += [
         "",
-        "Every case with details starts folded (past 20 of them); the first 200 carry their "
-        "details in the page, the rest a compact form of them (the diffs; no input texts, no "
-        "earlier steps' texts; rule texts copied from the page's spec section) in a JSON data "
-        "block each, made into HTML when unfolded. "
-        "A text longer than 2,000 lines or 200,000 characters shows its first and last 1,000 "
-        "lines (within 100,000 characters each) with its size and sha256, so the page of one "
-        "huge output stays small whatever its size.",
+        "Cases with details start folded once there are more than 20. The first 200 carry "
+        "their details in the page; each later one carries a compact form in a JSON data block, "
+        "made into HTML when it is unfolded: its diffs (at most 200 lines and 20,000 characters "
+        "of each text), no input texts or earlier steps' texts, its rules' texts copied from the "
+        "page's spec section. A text longer than 2,000 lines or 200,000 characters shows its "
+        "first and last 1,000 lines with its size and sha256, and unchanged runs fold to a note; "
+        "past 20 MB of diff markup in the page, a diff gives only the texts' sizes and sha256.",
         END_MARKER,
     ]
     return "\n".join(lines) + "\n"
