@@ -18,7 +18,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from .harness import ProbeRun, ProcessRun, SessionRun
-from .wire import Request, ToolResult, parse_request
+from .wire import Request, ToolResult, parse_request, text_of_message
 
 Verdict = Literal["pass", "fail", "info", "not-testable", "error"]
 Kind = Literal["exact", "behaviour"]
@@ -491,17 +491,32 @@ def _plain(text: str) -> str:
     return text
 
 
+def _toolless_output(sessions: list[list[Sent]]) -> str | None:
+    """For a harness without tools (it adds a command's output to the chat itself): the
+    message of its last request that holds the most lines that are a number alone."""
+    sent = sessions[0] if sessions else []
+    if not sent or any(s.request.tools for s in sent):
+        return None
+    texts = [text_of_message(m) for m in sent[-1].request.messages]
+    best = max(
+        texts,
+        key=lambda t: sum(1 for line in t.splitlines() if NUMBER_LINE.match(line)),
+        default="",
+    )
+    return best if any(NUMBER_LINE.match(line) for line in best.splitlines()) else None
+
+
 def long_output(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     found = _results_of(run, sessions, "long-output")
     step = next((s for s in run.scenario.steps() if s.label == "long-output"), None)
-    if not found or step is None:
+    text = found[0][0].text if found else _toolless_output(sessions)
+    if text is None or step is None:
         return _result(
             check,
             "not-testable",
             "the scenario has no long output, or the harness did not send it back",
         )
     total = int(step.value.split()[-1]) if step.value.split()[-1].isdigit() else 0
-    text = found[0][0].text
     lines = _plain(text).splitlines()
     numbers = [int(m.group(1)) for line in lines if (m := NUMBER_LINE.match(line))]
     kept = set(numbers)

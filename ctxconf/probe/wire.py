@@ -97,6 +97,13 @@ def _text_of(content: Any) -> str:
     return "" if content is None else json.dumps(content)
 
 
+def text_of_message(message: Any) -> str:
+    """The text a message of any shape holds: its content, or a Gemini content's parts."""
+    if isinstance(message, Mapping) and "parts" in message:
+        return _text_of(message["parts"])
+    return _text_of(message.get("content") if isinstance(message, Mapping) else message)
+
+
 def _dicts(value: Any) -> list[Mapping[str, Any]]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
@@ -296,4 +303,13 @@ def parse_request(shape: Shape, body: Mapping[str, Any], stream: bool = False) -
     return _parse_gemini(body, stream)
 
 
-__all__ = ["SHAPES", "Request", "Shape", "Tool", "ToolResult", "canonical", "parse_request"]
+__all__ = [
+    "SHAPES",
+    "Request",
+    "Shape",
+    "Tool",
+    "ToolResult",
+    "canonical",
+    "parse_request",
+    "text_of_message",
+]

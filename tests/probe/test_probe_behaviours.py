@@ -65,3 +65,28 @@ def test_head_and_tail_are_found_however_the_output_is_wrapped(result: str) -> N
         2,
         2,
     )
+
+
+def test_a_harness_without_tools_has_its_output_found_in_its_messages() -> None:
+    output = "\n".join(str(n) for n in range(1, 50001))
+    messages = [
+        {"role": "system", "content": "p"},
+        {"role": "user", "content": "/run seq 1 50000"},
+        {"role": "user", "content": f"Output of seq:\n{output}"},
+    ]
+    entry = {
+        "n": 1,
+        "kind": "answer",
+        "shape": "openai-chat",
+        "path": "/v1/chat/completions",
+        "body": {"messages": messages},
+        "step": None,
+        "usage": {"cached": 0},
+    }
+    run = ProbeRun(
+        load_profile("aider"), load_scenario("basic"), None, datetime.now(), datetime.now(), None
+    )
+    run.sessions.append(SessionRun(0, None, [entry], []))
+    checks = {c.id: c for c in judge(run)}
+    assert checks["long-output"].figures["behaviour"] == "full"
+    assert checks["reread"].verdict == "not-testable"
