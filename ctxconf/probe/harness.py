@@ -219,6 +219,12 @@ class _Session:
             )
         )
 
+    def not_started(self, argv: list[str], turns: list[int], first: int, error: OSError) -> None:
+        reason = f"cannot start {argv[0]}: {error.strerror or error}"
+        self.processes.append(
+            ProcessRun(self.index, turns, argv, None, 0.0, False, "", reason, first, first)
+        )
+
     def run_simple(
         self, argv: list[str], env: dict[str, str], turns: list[int], mock: MockServer, stdin: Path
     ) -> None:
@@ -227,21 +233,7 @@ class _Session:
         try:
             process, out, err = self.spawn(argv, env, stdin, tag)
         except OSError as e:
-            (self.room.root / f"{tag}.stderr").write_text(f"cannot start {argv[0]}: {e}")
-            self.processes.append(
-                ProcessRun(
-                    self.index,
-                    turns,
-                    argv,
-                    None,
-                    0.0,
-                    False,
-                    "",
-                    f"cannot start {argv[0]}: {e.strerror}",
-                    first,
-                    first,
-                )
-            )
+            self.not_started(argv, turns, first, e)
             return
         timed_out = False
         try:
@@ -259,20 +251,7 @@ class _Session:
         try:
             process, out, err = self.spawn(argv, env, None, "session")
         except OSError as e:
-            self.processes.append(
-                ProcessRun(
-                    self.index,
-                    turns,
-                    argv,
-                    None,
-                    0.0,
-                    False,
-                    "",
-                    f"cannot start {argv[0]}: {e.strerror}",
-                    first,
-                    first,
-                )
-            )
+            self.not_started(argv, turns, first, e)
             return
         done = threading.Semaphore(0)
 
