@@ -725,15 +725,22 @@ def write_readme(
 _INTRO = """\
 # Benchmarks
 
-Two scripts, each run from the repository root with the project installed
-(`pip install -e '.[test]'`): `python bench/bench_reference.py` measures the reference
-implementation (a read, the output cap, a repeated listing and an edit's diff, each beside a
-baseline over the same input), and `python bench/runner_bench.py` measures the runner (one suite
-over each transport, and `-j 1` against `-j 2`). Both take `--quick` for a smoke run on small
-inputs (a few seconds) and `--write-readme` to rewrite their own section
-of this file, between its `<!-- reference:… -->` or `<!-- runner:… -->` markers, with the
-figures of that run; the reference benchmark's full run takes under a minute. Each section says
-when, where and on which code its figures were taken; take them on a quiet machine.
+Four scripts, each run from the repository root with the project installed
+(`pip install -e '.[test]'`):
+
+- `python bench/bench_reference.py`: the reference implementation (a read, the output cap, a
+  repeated listing and an edit's diff), each beside a baseline over the same input;
+- `python bench/bench_scale.py`: how the diff, the cap and recall grow with their input, at 1x,
+  4x and 16x, each beside its baseline;
+- `python bench/runner_bench.py`: the runner (one suite over each transport, `-j 1` against
+  `-j 2`, and the bundled suite through `ctxconf run` with each case's duration);
+- `python bench/fuzz_memory.py --max-time 600`: the memory of a long `ctxconf fuzz` run.
+
+The first three take `--quick` for a smoke run on small inputs (a few seconds) and
+`--write-readme` to rewrite their own section of this file, between its `<!-- reference:… -->`,
+`<!-- scale:… -->` or `<!-- runner:… -->` markers, with the figures of that run. Each section
+says when, where, under what load and on which code its figures were taken; take them on a
+quiet machine.
 """
 
 

@@ -35,3 +35,10 @@ def test_the_fuzzing_memory_benchmark_reports_sessions_and_peak() -> None:
     out = _run(str(BENCH / "fuzz_memory.py"), "--max-time", "3", "--every", "0.2")
     assert out.startswith("batch 500: "), out
     assert "sessions in" in out and "peak resident set" in out, out
+
+
+def test_the_diff_phases_add_up_beside_gnu_diff() -> None:
+    out = _run(str(BENCH / "diff_phases.py"), "--rounds", "1")
+    phases = [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("| ")]
+    assert phases[0] == "phase" and phases[-1] == "GNU `diff -u`, the whole process", out
+    assert "`unified_diff` in all" in phases, out
