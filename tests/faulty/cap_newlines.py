@@ -4,5 +4,11 @@ counts their characters, so a head or tail can hold more than `head_chars`/`tail
 from tests.faulty._edited import implementation
 
 hello, run = implementation(
-    "cap_newlines", {"cap": [("used += len(line) + 1", "used += len(line)")]}
+    "cap_newlines",
+    {
+        "cap": [
+            ("if line_end > max_chars:", "if line_end - taken > max_chars:"),
+            ("if end - line_start > max_chars:", "if end - line_start - taken > max_chars:"),
+        ]
+    },
 )

@@ -12,8 +12,13 @@ hello, run = implementation(
             ('    lines = text.split("\\n")\n    if lines[-1] == "":\n        lines.pop()\n'
              "    return lines",
              "    return text.splitlines()"),
-            ('return text.split("\\n", last)[first - 1 : last]',
+            ("return _between(text, start, nth_newline(text, last - first + 1, start))"
+             '.split("\\n")',
              "return text.splitlines()[first - 1 : last]"),
+            ('self.total = newlines + (1 if text and not text.endswith("\\n") else 0)',
+             "self.total = len(text.splitlines())"),
+            ("return _between(self.text, start, self.newline(last))",
+             'return "\\n".join(self.text.splitlines()[first - 1 : last])'),
         ]
     },
 )
