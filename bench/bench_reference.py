@@ -41,8 +41,8 @@ from pathlib import Path
 
 import ctxconf.reference as reference_package
 from ctxconf.reference import Session
-from ctxconf.reference.config import ContextConfig
-from ctxconf.reference.diff import unified_diff
+from ctxconf.reference.context.config import ContextConfig
+from ctxconf.reference.context.diff import unified_diff
 
 README = Path(__file__).parent / "README.md"
 START_MARKER = "<!-- reference:start -->"

@@ -41,7 +41,7 @@ from bench_reference import (
 )
 
 from ctxconf.reference import Session
-from ctxconf.reference.config import ContextConfig
+from ctxconf.reference.context.config import ContextConfig
 
 START_MARKER = "<!-- scale:start -->"
 END_MARKER = "<!-- scale:end -->"

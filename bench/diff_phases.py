@@ -24,8 +24,8 @@ from pathlib import Path
 from bench_reference import FULL, GnuDiff, diff_inputs
 
 from ctxconf.reference import Session
-from ctxconf.reference import diff as diff_module
-from ctxconf.reference.config import ContextConfig
+from ctxconf.reference.context import diff as diff_module
+from ctxconf.reference.context.config import ContextConfig
 
 
 def phases(before: str, after: str) -> list[tuple[str, Callable[[], object]]]:

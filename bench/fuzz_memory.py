@@ -30,7 +30,7 @@ _SESSIONS = re.compile(r"no disagreement in (\d+) sessions")
 
 def child(batch: int, max_time: float, seed: int) -> int:
     """Run the fuzz command in this process with Hypothesis runs of `batch` sessions."""
-    from ctxconf import fuzz
+    from ctxconf.fuzzing import fuzz
 
     fuzz.BATCH = batch
     request = fuzz.FuzzRequest(impl="reference", seed=seed, max_time=max_time)
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--every", type=float, default=1.0, help="seconds between samples")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    from ctxconf.fuzz import BATCH
+    from ctxconf.fuzzing.fuzz import BATCH
 
     batch = BATCH if args.batch is None else args.batch
     if batch < 1 or args.max_time <= 0:

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from ctxconf.paths import bundled_spec_dir
-from ctxconf.regen import regenerate
 from ctxconf.specfile import read_loop
+from ctxconf.spectools.regen import regenerate
 
 
 def stale_spec(folder: Path, count: int) -> Path:

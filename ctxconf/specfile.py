@@ -27,7 +27,7 @@ from ctxconf.jsonpos import Position, scan
 from ctxconf.runner.errors import RunnerError
 
 if TYPE_CHECKING:
-    from ctxconf.validate import Problem
+    from ctxconf.spectools.validate import Problem
 
 LOOP, CASES = "loop", "cases"
 # A string (one cut short runs to the end, so a scan never looks at a quote twice), or a bracket.
@@ -225,7 +225,7 @@ def read_spec_json(
     by its name and content); SpecFileError naming the file and the first problem's place.
     `allow` lets through the problems a tool handles itself (lint reports an unknown template,
     regen fills a missing `expect`)."""
-    from ctxconf.validate import document_problems
+    from ctxconf.spectools.validate import document_problems
 
     document = read_json_document(path)
     problems = document_problems(document, kind or kind_of(path, document.data))

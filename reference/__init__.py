@@ -6,22 +6,32 @@
     text = session.read("src/app.py", content)      # insert `text` as the tool result
     text = session.read("src/app.py", content)      # "[#0002 …] Unchanged since #0001, …"
 
-`PrefixSession` keeps the prefix of every request stable (area `prefix`); `normalise_usage`
-reads the cached-token numbers of any provider's response; `run_area_case` runs a case of
-either area.
+Each area is a folder (`context/`, `prefix/`) registered in `areas.REGISTRY`. `PrefixSession`
+keeps the prefix of every request stable (area `prefix`); `normalise_usage` reads the
+cached-token numbers of any provider's response; `run_area_case` runs a case of any area.
+This package imports nothing of ctxconf's tools and no test or fuzz dependency.
 """
 
-from .adapter import run_case
-from .areas import AREAS, OPS_BY_AREA, UnknownArea, run_area_case
-from .config import ContextConfig, Limits, Texts
-from .prefix import McpServer, PrefixSession, Request, Tool, run_prefix_case
-from .prefix_config import PrefixConfig
-from .session import PatchFile, Session
-from .usage import Usage, normalise_usage
+from .area import Area
+from .areas import AREAS, OPS_BY_AREA, REGISTRY, UnknownArea, area_of, run_area_case
+from .context import ContextConfig, Limits, PatchFile, Session, run_case
+from .prefix import (
+    McpServer,
+    PrefixConfig,
+    PrefixSession,
+    Request,
+    Tool,
+    Usage,
+    normalise_usage,
+    run_prefix_case,
+)
+from .texts import Texts, read_loop
 
 __all__ = [
     "AREAS",
     "OPS_BY_AREA",
+    "REGISTRY",
+    "Area",
     "ContextConfig",
     "Limits",
     "McpServer",
@@ -34,7 +44,9 @@ __all__ = [
     "Tool",
     "UnknownArea",
     "Usage",
+    "area_of",
     "normalise_usage",
+    "read_loop",
     "run_area_case",
     "run_case",
     "run_prefix_case",

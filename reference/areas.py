@@ -1,38 +1,41 @@
-"""The conformance areas the reference implements, and how a case of each is run.
+"""The registry of conformance areas: one record per area, each area a folder of its own.
 
-Every area's cases run against the same `loop.json`; each area reads its own sections of it.
+Every area's cases run against the same `loop.json`; an area reads its own sections of it
+(`config`). Everything else in ctxconf — validation, lint, the runner, the fuzzer, the pytest
+plugin — loops over `REGISTRY` and names no area. Adding an area is a folder beside `context/` and
+`prefix/` and one line in `REGISTRY`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from importlib import import_module
 from typing import Any
 
-from .adapter import OPS as CONTEXT_OPS
-from .adapter import run_case
-from .config import ContextConfig
-from .prefix import PREFIX_OPS, run_prefix_case
+from .area import Area
 
-Runner = Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]]
+# The folders of the areas, in the order they are listed and run.
+FOLDERS = ("context", "prefix")
 
+REGISTRY: dict[str, Area] = {
+    area.name: area for area in (import_module(f".{f}", __package__).AREA for f in FOLDERS)
+}
 
-def _run_context(case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
-    return run_case(case, ContextConfig.from_loop(loop))
-
-
-_RUNNERS: dict[str, Runner] = {"context": _run_context, "prefix": run_prefix_case}
-
-AREAS: tuple[str, ...] = tuple(_RUNNERS)
-OPS_BY_AREA: Mapping[str, frozenset[str]] = {"context": CONTEXT_OPS, "prefix": PREFIX_OPS}
+AREAS: tuple[str, ...] = tuple(REGISTRY)
+OPS_BY_AREA: Mapping[str, frozenset[str]] = {name: area.ops for name, area in REGISTRY.items()}
 
 
 class UnknownArea(ValueError):
     """A case file of an area the reference does not implement."""
 
 
+def area_of(name: str) -> Area:
+    area = REGISTRY.get(name)
+    if area is None:
+        raise UnknownArea(f"no area {name!r}; the reference implements {', '.join(AREAS)}")
+    return area
+
+
 def run_area_case(area: str, case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
     """The text each step of `case`, a case of `area`, shows; `loop` is the parsed loop.json."""
-    runner = _RUNNERS.get(area)
-    if runner is None:
-        raise UnknownArea(f"no area {area!r}; the reference implements {', '.join(AREAS)}")
-    return runner(case, loop)
+    return area_of(area).run_case(case, loop)

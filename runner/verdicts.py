@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import equivalent_diff
+from ctxconf.reference.context import equivalent_diff
+
 from .cases import Case
 from .expected_failures import NONE, ExpectedFailures
 from .results import CaseResult, CaseVerdict, ExpectedFailureEntry, StepResult, StepVerdict

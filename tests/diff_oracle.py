@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxconf.reference.config import Texts
+from ctxconf.reference.texts import Texts
 
 _CHUNK = 1 << 16  # characters split at a time: a text's lines are never all alive at once
 

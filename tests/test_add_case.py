@@ -11,7 +11,7 @@ import pytest
 
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import OPS_BY_AREA
-from ctxconf.regen import splice
+from ctxconf.spectools.regen import splice
 
 from .cli import ctxconf
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxconf.reference import ContextConfig
-from ctxconf.reference.diff import (
+from ctxconf.reference.context.diff import (
     _lines,
     _myers_runs,
     edit_lower_bound,

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ctxconf.reference import PatchFile, Session
-from ctxconf.runner.equivalent_diff import (
+from ctxconf.reference.context.equivalent_diff import (
     DiffError,
     apply_hunks,
     check,

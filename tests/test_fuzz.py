@@ -17,8 +17,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 
-from ctxconf import fuzz as fuzz_module
-from ctxconf.fuzz import (
+from ctxconf.fuzzing import fuzz as fuzz_module
+from ctxconf.fuzzing.fuzz import (
     RULES_GUESSED,
     Finding,
     FuzzOptions,
@@ -29,12 +29,12 @@ from ctxconf.fuzz import (
     fuzz,
     guess_rules,
 )
+from ctxconf.fuzzing.strategies import ops_of, sessions_of
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import ContextConfig, run_area_case, run_case
-from ctxconf.reference.config import read_loop
+from ctxconf.reference.texts import read_loop
 from ctxconf.spec_rules import load_rules
-from ctxconf.strategies import ops_of, sessions_of
-from ctxconf.validate import validate_files
+from ctxconf.spectools.validate import validate_files
 from tests.cli import Done
 
 REPO = Path(__file__).resolve().parents[1]

@@ -63,5 +63,5 @@ def test_both_areas_have_cases() -> None:
 
 def test_unmutated_copy_passes_every_case(tmp_path: Path) -> None:
     # The mutant loader itself must not break the reference.
-    module = load_mutant(Mutant("ctx.none", "identity", "session.py", ()), tmp_path)
+    module = load_mutant(Mutant("ctx.none", "identity", "context/session.py", ()), tmp_path)
     assert _failing_cases(module, CASES) == []

@@ -27,9 +27,9 @@ from ctxconf.reference import (
     run_area_case,
     run_prefix_case,
 )
-from ctxconf.reference.prefix import PREFIX_OPS
-from ctxconf.reference.usage import PROVIDERS, UsageShapeError
-from ctxconf.validate import validate_files
+from ctxconf.reference.prefix.session import PREFIX_OPS
+from ctxconf.reference.prefix.usage import PROVIDERS, UsageShapeError
+from ctxconf.spectools.validate import validate_files
 
 from .cli import ctxconf
 

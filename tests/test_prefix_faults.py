@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FAULTS = {
     # A harness that puts today's date into its system prompt remakes it at midnight.
     "date_in_system_prompt": (
-        "prefix.py",
+        "prefix/session.py",
         "        parts = [self._base] if self._base else []\n",
         "        parts = [self._base] if self._base else []\n"
         "        parts.append('Today is ' + self._date + '.')\n",
@@ -24,7 +24,7 @@ FAULTS = {
     ),
     # Anthropic's input_tokens leaves out what was read from and written to the cache.
     "anthropic_input_as_total": (
-        "usage.py",
+        "prefix/usage.py",
         "return Usage.of(_sum(uncached_part, read, write), read, write)",
         "return Usage.of(uncached_part, read, write)",
         "usage-anthropic",

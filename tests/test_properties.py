@@ -1,4 +1,4 @@
-"""Properties of the reference over generated sessions (`ctxconf.strategies`).
+"""Properties of the reference over generated sessions (`ctxconf.fuzzing.strategies`).
 
 Each property keeps its own account of the session, from the step data alone (which file a
 path names, each content's hash, which results the request carries), and checks the texts the
@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
+from ctxconf.fuzzing.strategies import edit_pairs, prefix_sessions, sessions
 from ctxconf.reference import ContextConfig, PatchFile, Session, run_area_case, run_case
-from ctxconf.reference.config import read_loop
-from ctxconf.runner.equivalent_diff import apply_hunks, check_context, parse_hunks
-from ctxconf.strategies import edit_pairs, prefix_sessions, sessions
-from ctxconf.validate import validate_files
+from ctxconf.reference.context.equivalent_diff import apply_hunks, check_context, parse_hunks
+from ctxconf.reference.texts import read_loop
+from ctxconf.spectools.validate import validate_files
 
 # Sessions with outputs near the 40000-character cap make reprs Hypothesis warns about when it
 # reports an example; the warning would hide the assertion that failed.

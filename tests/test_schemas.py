@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+import ctxconf.reference
 from ctxconf.paths import bundled_spec_dir, schemas_dir
-from ctxconf.reference import adapter
-from ctxconf.reference.config import Limits
+from ctxconf.reference.context import adapter
+from ctxconf.reference.context.config import Limits
 
 SCHEMAS = schemas_dir()
 SPEC = bundled_spec_dir()
-REFERENCE = Path(adapter.__file__).resolve().parent
+REFERENCE = Path(ctxconf.reference.__file__).resolve().parent
 ALL_SCHEMAS = sorted(SCHEMAS.rglob("*.json"))
 CASE_FILES = sorted((SPEC / "conformance").glob("*.json"))
 
@@ -55,7 +56,7 @@ def test_bundled_case_file_is_valid(path: Path) -> None:
 
 def test_loop_schema_requires_exactly_the_templates_the_reference_renders() -> None:
     rendered = {"id"}  # the id template is rendered through a name held in a variable
-    for source in REFERENCE.glob("*.py"):
+    for source in REFERENCE.rglob("*.py"):
         rendered |= set(re.findall(r'render\(\s*"(\w+)"', source.read_text(encoding="utf-8")))
     defs = load(SCHEMAS / "loop.schema.json")["$defs"]
     note = {name for name, value in defs["note"]["properties"].items() if value["type"] == "string"}

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxconf.reference import ContextConfig, Limits, Session
-from ctxconf.reference import lines as lines_module
-from ctxconf.reference.cap import cap_text
-from ctxconf.reference.lines import LineIndex, line_window, nth_newline, split_lines
+from ctxconf.reference.context import lines as lines_module
+from ctxconf.reference.context.cap import cap_text
+from ctxconf.reference.context.lines import LineIndex, line_window, nth_newline, split_lines
 
 TEXTS = ContextConfig.load().texts
 CHECK = settings(max_examples=400, deadline=None, derandomize=True, database=None)

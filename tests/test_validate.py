@@ -1,5 +1,5 @@
-"""`ctxconf validate` and `ctxconf.validate`: the bundled spec is valid, and each broken file is
-refused with the place of what is wrong.
+"""`ctxconf validate` and `ctxconf.spectools.validate`: the bundled spec is valid, and each
+broken file is refused with the place of what is wrong.
 
 Every broken file is the bundled one with one thing changed, so these tests follow the spec.
 """
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ctxconf.paths import bundled_spec_dir
-from ctxconf.validate import Problem, UnusableInput, validate_files, validate_spec
+from ctxconf.spectools.validate import Problem, UnusableInput, validate_files, validate_spec
 
 SPEC = bundled_spec_dir()
 CASE_FILE = SPEC / "conformance" / "context.json"

@@ -48,7 +48,7 @@ def test_wheel_carries_spec_and_schemas(wheel: Path) -> None:
         "ctxconf/spec/conformance/context.json",
         "ctxconf/spec/conformance/prefix.json",
         "ctxconf/spec/prefix.md",
-        "ctxconf/reference/prefix.py",
+        "ctxconf/reference/prefix/session.py",
         "ctxconf/commands/run.py",
         "ctxconf/runner/transports/jsonlines.py",
         "ctxconf/runner/templates/report.html.j2",
@@ -56,7 +56,7 @@ def test_wheel_carries_spec_and_schemas(wheel: Path) -> None:
         "ctxconf/spec/prompts/context.md",
         "ctxconf/schemas/cases.schema.json",
         "ctxconf/schemas/loop.schema.json",
-        "ctxconf/reference/session.py",
+        "ctxconf/reference/context/session.py",
         "ctxconf/runner/__init__.py",
     ):
         assert required in names, f"{required} is missing from {wheel.name}"

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.addcase import AddCaseError, add_cases
 from ctxconf.paths import is_installed_bundle
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
 from ctxconf.specfile import SpecFileError, display, plural, read_loop
+from ctxconf.spectools.addcase import AddCaseError, add_cases
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from ctxconf.paths import is_installed_bundle
-from ctxconf.regen import CaseChange, RegenResult, regenerate
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
 from ctxconf.specfile import SpecFileError, display, list_case_files, plural, read_loop
+from ctxconf.spectools.regen import CaseChange, RegenResult, regenerate
 from ctxconf.textdiff import visible_diff
 
 

@@ -8,7 +8,6 @@ import json
 import sys
 from typing import Any
 
-from ctxconf.casefile import case_names, find_case
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.specfile import (
     SpecFileError,
@@ -16,6 +15,7 @@ from ctxconf.specfile import (
     list_case_files,
     read_loop,
 )
+from ctxconf.spectools.casefile import case_names, find_case
 from ctxconf.textdiff import visible
 
 # Texts shown line by line with their whitespace visible; `plan` and `result` are prefix fields.

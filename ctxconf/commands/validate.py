@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ctxconf.specdir import announce, report_error, resolve_spec
 from ctxconf.specfile import SpecFileError, plural
-from ctxconf.validate import UnusableInput, collect_files, spec_files, validate_files
+from ctxconf.spectools.validate import UnusableInput, collect_files, spec_files, validate_files
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 

@@ -6,7 +6,7 @@ from tests.faulty._edited import implementation
 hello, run = implementation(
     "cap_newlines",
     {
-        "cap": [
+        "context.cap": [
             ("if line_end > max_chars:", "if line_end - taken > max_chars:"),
             ("if end - line_start > max_chars:", "if end - line_start - taken > max_chars:"),
         ]

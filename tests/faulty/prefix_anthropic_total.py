@@ -6,7 +6,7 @@ from tests.faulty._edited import implementation
 hello, run = implementation(
     "prefix_anthropic_total",
     {
-        "usage": [
+        "prefix.usage": [
             ("return Usage.of(_sum(uncached_part, read, write), read, write)",
              "return Usage.of(uncached_part, read, write)"),
         ],

@@ -6,7 +6,7 @@ from tests.faulty._edited import implementation
 hello, run = implementation(
     "splitlines",
     {
-        "lines": [
+        "context.lines": [
             ('return text.count("\\n") + (0 if text.endswith("\\n") else 1)',
              "return len(text.splitlines())"),
             ('    lines = text.split("\\n")\n    if lines[-1] == "":\n        lines.pop()\n'

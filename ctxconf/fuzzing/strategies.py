@@ -1,7 +1,7 @@
 """Hypothesis strategies for the context area: valid sessions that reach every rule.
 
     from hypothesis import given
-    from ctxconf.strategies import sessions
+    from ctxconf.fuzzing.strategies import sessions
 
     @given(sessions())
     def test_my_harness(case): ...   # case = {"limits"?: {...}, "steps": [...]}

@@ -1,7 +1,7 @@
 """Differential fuzzing: random sessions run on an implementation and on the reference.
 
 `fuzz` draws sessions of an area (`context` by default, or `prefix`) from
-`ctxconf.strategies.sessions_of`, runs each on the implementation and on
+`ctxconf.fuzzing.strategies.sessions_of`, runs each on the implementation and on
 the reference, and raises inside the Hypothesis test on the first disagreement, so Hypothesis
 shrinks the session to a minimal one that still disagrees. An implementation that fails a
 session (crashes, hangs, answers with an error or a broken message) disagrees too.
@@ -37,14 +37,14 @@ from hypothesis.errors import HypothesisException, HypothesisWarning
 from jsonschema import Draft202012Validator
 
 from ctxconf.atomic import write_text_atomic
+from ctxconf.fuzzing.strategies import ops_of, sessions_of
 from ctxconf.paths import schemas_dir
 from ctxconf.reference import AREAS, ContextConfig, PrefixConfig, run_area_case, run_case
-from ctxconf.reference.config import Texts, read_loop
-from ctxconf.runner import equivalent_diff
+from ctxconf.reference.context import equivalent_diff
+from ctxconf.reference.texts import Texts, read_loop
 from ctxconf.runner.errors import ImplementationStartError, RunnerError, UsageError
 from ctxconf.runner.protocol import ProtocolError, parse_hello, parse_run_response, run_request
 from ctxconf.runner.transports import CaseFailure, KeepsStderr, Transport, transport_factory
-from ctxconf.strategies import ops_of, sessions_of
 from ctxconf.textdiff import visible, visible_diff
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2

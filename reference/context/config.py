@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
-
-
-def read_loop(spec_dir: Path | None = None) -> dict[str, Any]:
-    """`loop.json` of `spec_dir`, or of the spec bundled with ctxconf."""
-    if spec_dir is None:
-        from ctxconf.paths import bundled_spec_dir
-
-        spec_dir = bundled_spec_dir()
-    with open(spec_dir / "loop.json", encoding="utf-8") as f:
-        loop: dict[str, Any] = json.load(f)
-    return loop
+from ..texts import Texts, read_loop
 
 
 @dataclass(frozen=True)
@@ -36,27 +23,6 @@ class Limits:
 
     def merged(self, overrides: Mapping[str, int] | None) -> Limits:
         return replace(self, **dict(overrides)) if overrides else self
-
-
-class Texts:
-    """The templates of every inserted text; `{name}` placeholders are filled by `render`."""
-
-    def __init__(self, templates: Mapping[str, str]) -> None:
-        self._templates = dict(templates)
-
-    def render(self, name: str, **values: object) -> str:
-        template = self._templates[name]
-
-        def fill(match: re.Match[str]) -> str:
-            return str(values[match.group(1)])
-
-        return _PLACEHOLDER.sub(fill, template)
-
-    def placeholders(self, name: str) -> set[str]:
-        return set(_PLACEHOLDER.findall(self._templates[name]))
-
-    def names(self) -> list[str]:
-        return list(self._templates)
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
-from ctxconf.casefile import indent_at
 from ctxconf.jsonpos import value_spans
 from ctxconf.reference import run_area_case
 from ctxconf.specfile import display, editing, read_case_file
+from ctxconf.spectools.casefile import indent_at
 
 
 @dataclass(frozen=True)

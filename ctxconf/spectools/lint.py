@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import reference
-from ctxconf.casefile import read_json
 from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
 from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
 from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
+from ctxconf.spectools.casefile import read_json
 
 ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
 # `name` (value): the value plain, or a JSON string that may hold parentheses of its own.
@@ -321,7 +321,7 @@ def check_templates_used(
     loop_path: Path, loop_text: str, loop: dict[str, Any]
 ) -> Iterator[Finding]:
     rendered: set[str] = set()
-    for source in Path(reference.__file__).parent.glob("*.py"):
+    for source in Path(reference.__file__).parent.rglob("*.py"):
         rendered.update(_RENDER.findall(source.read_text(encoding="utf-8")))
     spans = value_spans(loop_text)
     for area, key in _TEMPLATE_SECTIONS:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import Texts, read_loop
+from ..texts import Texts, read_loop
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .config import Texts
-from .prefix_config import PrefixConfig
+from ..texts import Texts
+from .config import PrefixConfig
 from .usage import Usage, normalise_usage
 
 
@@ -372,9 +372,9 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "call": lambda s, st: s.call(st["tool"], st["result"]),
     "wrap_up": lambda s, st: _request(s, s.wrap_up()),
     "compact": lambda s, st: _request(s, s.compact()),
-    "response": lambda s, st: (
-        s.response(st["provider"], st["body"], stream=st["stream"]).canonical()
-    ),
+    "response": lambda s, st: s.response(
+        st["provider"], st["body"], stream=st["stream"]
+    ).canonical(),
     "usage": lambda s, st: s.usage_table(),
     "history": lambda s, st: s.history(),
 }
@@ -384,7 +384,11 @@ PREFIX_OPS = frozenset({"start", *_OPS})
 
 def run_prefix_case(case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
     """The text each step of a `prefix` case shows, in a fresh session; `start` shows ""."""
-    config = PrefixConfig.from_loop(loop)
+    return run_prefix_steps(case, PrefixConfig.from_loop(loop))
+
+
+def run_prefix_steps(case: Mapping[str, Any], config: PrefixConfig) -> list[str]:
+    """The text each step of a `prefix` case shows, with the area's config already read."""
     steps: Sequence[Step] = case["steps"]
     if not steps or steps[0].get("op") != "start":
         raise ValueError("a prefix case starts with one start step")
@@ -404,5 +408,6 @@ __all__ = [
     "Request",
     "Tool",
     "run_prefix_case",
+    "run_prefix_steps",
     "start_session",
 ]

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxconf.lint import lint_spec
-from ctxconf.regen import regenerate
 from ctxconf.specfile import list_case_files, plural, read_loop
-from ctxconf.validate import validate_spec
+from ctxconf.spectools.lint import lint_spec
+from ctxconf.spectools.regen import regenerate
+from ctxconf.spectools.validate import validate_spec
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import eq, itemgetter, not_, sub
 
-from .config import Texts
+from ..texts import Texts
 
 _CHUNK = 1 << 16  # characters of a text split into lines at a time
 # What a list reads as past its end: an object equal to no line.

@@ -6,7 +6,8 @@ text is never split whole, so capping costs a count of its `\n` and the few line
 
 from __future__ import annotations
 
-from .config import Limits, Texts
+from ..texts import Texts
+from .config import Limits
 from .lines import count_lines
 
 

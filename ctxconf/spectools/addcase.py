@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
-from ctxconf.casefile import with_case
 from ctxconf.reference import OPS_BY_AREA, run_area_case
 from ctxconf.spec_rules import load_rules
 from ctxconf.specfile import SpecFileError, display, editing, read_case_file
+from ctxconf.spectools.casefile import with_case
+from ctxconf.spectools.validate import Problem, validate_text
 from ctxconf.useryaml import UserYaml, load_user_yaml
-from ctxconf.validate import Problem, validate_text
 
 _CASE_KEYS = ("name", "description", "rules", "limits", "steps")
 _NEAR = 3  # near matches named for a mistyped op or anchor

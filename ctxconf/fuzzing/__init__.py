@@ -1,0 +1,1 @@
+"""Fuzzing: generated sessions run on an implementation and on the reference, shrunk."""

@@ -1,0 +1,1 @@
+"""Spec tooling: validate, lint, regen, add-case and check over a spec folder."""

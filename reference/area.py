@@ -1,0 +1,30 @@
+"""The record of one conformance area: what ctxconf needs to handle its cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Config = Any  # each area's own config class, read from loop.json
+Step = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Area:
+    """How ctxconf handles the cases of one area."""
+
+    name: str  # the case files' `area`
+    anchor_prefix: str  # every rule anchor of the area starts with it
+    ops: frozenset[str]  # the steps' `op`s
+    config: Callable[[Mapping[str, Any]], Config]  # its config, from the parsed loop.json
+    run: Callable[[Mapping[str, Any], Config], list[str]]  # a case's step texts
+    texts: tuple[tuple[str, str], ...]  # the loop.json sections holding its text templates
+    # Whether an answer other than the expected one is the same step (config, step, expected,
+    # actual); None: only the expected text is right.
+    equivalent: Callable[[Config, Step, str, str], bool] | None = None
+    # The module of its Hypothesis strategies, shrinking and rule guesses, imported only to fuzz.
+    fuzz_module: str = ""
+
+    def run_case(self, case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
+        return self.run(case, self.config(loop))

@@ -1,0 +1,36 @@
+"""The context area: what a harness inserts for each tool call (ids, reads, stubs, cap, diffs)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..area import Area
+from . import equivalent_diff
+from .adapter import OPS, run_case
+from .config import ContextConfig, Limits
+from .session import PatchFile, Session
+
+
+def _equivalent(config: ContextConfig, step: Mapping[str, Any], expected: str, actual: str) -> bool:
+    return equivalent_diff.check(
+        step,
+        expected,
+        actual,
+        context=config.diff_context,
+        no_newline=config.texts.render("no_newline"),
+    ).equivalent
+
+
+AREA = Area(
+    name="context",
+    anchor_prefix="ctx.",
+    ops=OPS,
+    config=ContextConfig.from_loop,
+    run=run_case,
+    texts=(("context", "texts"), ("context", "note")),
+    equivalent=_equivalent,
+    fuzz_module="ctxconf.reference.context.fuzz",
+)
+
+__all__ = ["AREA", "OPS", "ContextConfig", "Limits", "PatchFile", "Session", "run_case"]
