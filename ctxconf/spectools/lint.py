@@ -2,7 +2,8 @@
 
 The schemas check each file on its own; this checks them against each other: what the prose
 quotes from `loop.json`, the examples against their templates, rule anchors against cases, the
-schema's ops against cases, ids, the version in every file, and templates nobody renders.
+decisions against their table, the schema's ops against cases, ids, the version in every file,
+and templates nobody renders.
 
 Each spec text `<area>.md` quotes the `<area>` section of `loop.json` by the names inside it
 (`cap.max_lines`, `texts.read_stub`), and any value by its full name (`context.note.date`).
@@ -20,6 +21,7 @@ from typing import Any
 from ctxconf import reference
 from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
+from ctxconf.spec_decisions import decision_findings
 from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
 from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
 from ctxconf.spectools.casefile import read_json
@@ -236,6 +238,18 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
 _OP_ENUMS = {"context": "op", "prefix": "prefix_op"}
 
 
+def check_decisions(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
+    """Each rule marked as a decision has its row in a Decisions table, each row such a rule,
+    and each row lists exactly the cases tagged with its anchor."""
+    cases = [
+        (str(case.get("name")), [str(anchor) for anchor in case.get("rules", [])])
+        for _, doc in cases_by_file.values()
+        for case in doc.get("cases", [])
+    ]
+    for finding in decision_findings(spec, cases):
+        yield Finding(finding.file, finding.line, finding.message)
+
+
 def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
     """Every op the schema allows in an area is used by a case of that area."""
     schema_path = schemas_dir() / "cases.schema.json"
@@ -370,6 +384,7 @@ def lint_spec(spec: Path) -> list[Finding]:
         else:
             findings += check_template_lines(md_path, md, _area_templates(loop, area))
     findings += check_rules_and_cases(spec, cases_by_file)
+    findings += check_decisions(spec, cases_by_file)
     findings += check_ops(cases_by_file)
     findings += check_ids(cases_by_file)
     findings += check_versions(spec, loop_text, loop, cases_by_file)

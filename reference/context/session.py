@@ -20,6 +20,10 @@ from .diff import unified_diff
 from .lines import LineIndex, content_sha, count_lines, line_window
 
 DEFAULT_CWD = "/project"
+# What a recall target loses around it (U+0009 to U+000D, U+0020) and which letters are lowered:
+# exactly these, not a language's own idea of white space and case (ctx.recall.target-folded).
+_TARGET_SPACE = "\t\n\v\f\r "
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass(frozen=True)
@@ -210,7 +214,7 @@ class Session:
     ) -> str:
         """A stored result again, in full, `limit` lines (at most the window) from `offset`."""
         rid = self._new_id(id)
-        wanted = target.strip().lower()
+        wanted = _folded_target(target)
         wanted = wanted if wanted.startswith("#") else "#" + wanted
         t = self._texts
         stored = self._stored.get(wanted)
@@ -372,6 +376,10 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, list):
         return [_canonical(item) for item in value]
     return value
+
+
+def _folded_target(target: str) -> str:
+    return target.strip(_TARGET_SPACE).translate(_ASCII_LOWER)
 
 
 def _join(bracket: str, sentence: str | None, block: str | None) -> str:

@@ -1,0 +1,185 @@
+"""Each decision of the spec read the other way, and the shortcuts a first implementation takes.
+
+`DECISION_VARIANTS` holds, per decision anchor, a variant of the reference that takes the other
+reading of the Decisions table: it must fail exactly the cases tagged with that anchor
+(`test_decisions`). `SHORTCUTS` are wrong ways to look back over earlier results (the newest
+candidate instead of the right one, numbering only the steps without an id); each must fail a
+case of the rule it breaks. Both are `Mutant`s, built by `load_mutant`.
+"""
+
+from __future__ import annotations
+
+from .mutants import Mutant
+
+_SESSION = "context/session.py"
+
+
+def _v(anchor: str, name: str, *edits: tuple[str, str]) -> Mutant:
+    return Mutant(anchor, name, _SESSION, edits)
+
+
+_VARIANTS = (
+    _v(
+        "ctx.text.cr-shown",
+        "cr-hidden",
+        (
+            't.render("read_line", number=number, text=line)',
+            't.render("read_line", number=number, text=line.removesuffix("\\r")'
+            ' if number < total or content.endswith("\\n") else line)',
+        ),
+    ),
+    _v(
+        "ctx.read.limit-lowered",
+        "limit-as-given",
+        ("else min(limit, self.config.read_window)", "else limit"),
+    ),
+    _v(
+        "ctx.read.past-end",
+        "past-end-as-empty-range",
+        (
+            '        if first > total:\n            bracket = t.render("file_bracket"',
+            '        if first > total + 10**9:\n            bracket = t.render("file_bracket"',
+        ),
+    ),
+    _v(
+        "ctx.stub.changed-back",
+        "stub-after-change-back",
+        (
+            "            del self._stub_targets[key]\n            targets = None",
+            "            targets = [r for r in targets if r.sha == sha]",
+        ),
+    ),
+    _v(
+        "ctx.stub.own-change-full",
+        "hash-alone-decides",
+        ("self._stub_targets.pop(self.identity(path), None)", "None"),
+    ),
+    _v(
+        "ctx.store.read-note",
+        "stored-with-note",
+        (
+            "        return self._insert(rid, bracket, block=block, stored=shown)\n\n    def edit",
+            "        return self._insert(rid, bracket, block=block)\n\n    def edit",
+        ),
+    ),
+    _v(
+        "ctx.recall.target-folded",
+        "target-as-written",
+        ("wanted = _folded_target(target)", "wanted = target"),
+    ),
+    _v(
+        "ctx.recall.past-end",
+        "past-end-as-empty-range",
+        (
+            '        if first > total:\n            bracket = t.render("recall_past_end_bracket"',
+            "        if first > total + 10**9:\n"
+            '            bracket = t.render("recall_past_end_bracket"',
+        ),
+    ),
+    _v(
+        "ctx.edit.no-change",
+        "empty-diff",
+        (
+            '            return bracket, t.render("no_change"), None',
+            '            return bracket, None, ""',
+        ),
+    ),
+    _v(
+        "ctx.edit.note-blank-line",
+        "note-after-one-newline",
+        (
+            '            text = self._texts.render("with_note", text=text, note=note)',
+            '            text = text + "\\n" + note',
+        ),
+    ),
+    _v(
+        "ctx.edit.max-edit",
+        "myers-however-long",
+        ("t, self.config.diff_max_edit", "t, 10**9"),
+    ),
+    _v(
+        "ctx.compact.empty-file",
+        "empty-file-row",
+        (
+            '            return self._insert(rid, bracket, block=t.render("read_empty"))',
+            "            self._covered.pop(key, None)\n"
+            "            self._covered[key] = _FullRead(rid, path, 0, 0, 0, sha)\n"
+            '            return self._insert(rid, bracket, block=t.render("read_empty"))',
+        ),
+    ),
+    _v(
+        "ctx.compact.escape",
+        "bar-as-it-is",
+        ('path=read.path.replace("|", "\\\\|"),', "path=read.path,"),
+    ),
+)
+DECISION_VARIANTS: dict[str, Mutant] = {variant.rule: variant for variant in _VARIANTS}
+
+SHORTCUTS: tuple[Mutant, ...] = (
+    _v(
+        "ctx.id.number",
+        "numbers-only-steps-without-an-id",
+        (
+            "        self._count += 1\n        if given is None:\n",
+            "        if given is None:\n            self._count += 1\n",
+        ),
+    ),
+    _v(
+        "ctx.stub.newest",
+        "looks-at-the-newest-read-only",
+        ("for earlier in reversed(targets or []):", "for earlier in (targets or [])[-1:]:"),
+    ),
+    _v(
+        "ctx.stub.identity",
+        "any-file-with-the-same-hash",
+        (
+            "        targets = self._stub_targets.get(key)\n",
+            "        targets = [r for v in self._stub_targets.values() for r in v if r.sha == sha]"
+            " or None\n",
+        ),
+    ),
+    _v(
+        "ctx.same.result",
+        "compares-with-the-previous-listing",
+        (
+            "        earlier = self._listings.get(key)\n",
+            "        earlier = self._listings.get(key)\n"
+            "        if self._listings and list(self._listings)[-1] != key:\n"
+            "            earlier = None\n",
+        ),
+    ),
+    _v(
+        "ctx.compact.rows",
+        "row-from-the-latest-read",
+        (
+            "                return self._insert(rid, bracket, sentence=sentence, stored=shown)\n"
+            "        read =",
+            "                self._covered.pop(key, None)\n"
+            "                self._covered[key] = _FullRead(rid, path, first, last, total, sha)\n"
+            "                return self._insert(rid, bracket, sentence=sentence, stored=shown)\n"
+            "        read =",
+        ),
+    ),
+    _v(
+        "ctx.compact.rows",
+        "rows-in-first-read-order",
+        (
+            "        self._covered.pop(key, None)\n        self._covered[key] = read",
+            "        self._covered[key] = read",
+        ),
+    ),
+    _v(
+        "ctx.compact.covers",
+        "rows-only-since-the-reply",
+        (
+            '        self._stub_targets.clear()\n        self._listings.clear()\n        return ""',
+            "        self._stub_targets.clear()\n        self._listings.clear()\n"
+            '        self._covered.clear()\n        return ""',
+        ),
+    ),
+    _v(
+        "ctx.recall.target-folded",
+        "trims-unicode-white-space",
+        ("wanted = _folded_target(target)", "wanted = target.strip().lower()"),
+    ),
+)
