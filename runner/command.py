@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ctxconf.atomic import write_text_atomic
 from ctxconf.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
+from ctxconf.spec_decisions import load_decisions
 from ctxconf.specdir import announce
 from ctxconf.specfile import display
 
@@ -116,7 +117,8 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
                 progress.clear()
         written = _write_outputs(request, results, stderr)
         if not request.quiet:
-            failures = report_failures(results.cases)
+            decisions = load_decisions(resolve_spec_dir(request.options.spec_dir))
+            failures = report_failures(results.cases, decisions)
             if failures:
                 stdout.write(failures + "\n\n")
             rules = rule_summary(results.cases)

@@ -1,5 +1,5 @@
-"""What a run shows on the terminal: progress, the failures, a summary per rule, and one line of
-counts.
+"""What a run shows on the terminal: progress, the failures (those of a decision read the other
+way grouped under it), a summary per rule, and one line of counts.
 
 Differences in whitespace are the usual cause of a failing case, so the diffs show it: `·` for
 a space at the end of a line, `→` for a tab, `␍` for a carriage return, and on changed lines `⏎`
@@ -19,7 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from ctxconf import textdiff
+from ctxconf.spec_decisions import Decision
 
+from .decision_groups import DecisionGroup, decision_groups
 from .results import CaseResult, StepResult
 
 _PLURALS = {
@@ -172,9 +174,44 @@ def rule_summary(cases: Sequence[CaseResult]) -> str:
     return "\n".join(lines)
 
 
-def report_failures(cases: Sequence[CaseResult]) -> str:
-    """The failures of a run, one block each, in case order."""
-    blocks = [text for case in cases if (text := describe_failure(case))]
+def describe_decision_group(group: DecisionGroup) -> str:
+    """The heading of the failures of a decision read the other way: the two readings."""
+    decision = group.decision
+    count = len(group.cases)
+    failing = "its one case fails" if count == 1 else f"all {count:,} of its cases fail"
+    return "\n".join(
+        [
+            f"reads decision {decision.anchor} differently: {decision.question} ({failing})",
+            f"  this version:  {decision.reading}",
+            f"  other reading: {decision.other}",
+        ]
+    )
+
+
+def failing_groups(
+    cases: Sequence[CaseResult], decisions: Mapping[str, Decision] | None
+) -> list[DecisionGroup]:
+    """The decisions whose every case in the run failed on its texts."""
+    judged = ((case.name, case.rules, case.verdict == "fail") for case in cases)
+    return decision_groups(judged, decisions or {})
+
+
+def report_failures(
+    cases: Sequence[CaseResult], decisions: Mapping[str, Decision] | None = None
+) -> str:
+    """The failures of a run, one block each: first those of each decision whose every case
+    failed, under the decision and its two readings, then the others in case order."""
+    blocks: list[str] = []
+    shown: set[str] = set()
+    for group in failing_groups(cases, decisions):
+        blocks.append(describe_decision_group(group))
+        for case in cases:
+            if case.name in group.cases and case.name not in shown:
+                shown.add(case.name)
+                blocks.append(describe_failure(case))
+    blocks += [
+        text for case in cases if case.name not in shown and (text := describe_failure(case))
+    ]
     return "\n\n".join(blocks)
 
 

@@ -34,8 +34,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ctxconf.paths import bundled_spec_dir
+from ctxconf.spec_decisions import Decision, load_decisions
 from ctxconf.spec_rules import Rule, load_rules
 
+from .decision_groups import decision_groups
 from .report_compare import FAILING, CaseChange, Comparison, compare_results
 from .report_diff import FULL, NOTHING, Bounds, Cell, DiffView, diff_view, text_cells
 from .report_markdown import markdown_html
@@ -178,6 +180,17 @@ class RuleSection:
 
 
 @dataclass(frozen=True)
+class DecisionView:
+    """A decision every case of which failed: the two readings side by side, and those cases."""
+
+    anchor: str
+    question: str
+    reading: str
+    other: str
+    cases: list[RuleCaseLink]
+
+
+@dataclass(frozen=True)
 class ComparisonGroup:
     title: str
     dom_id: str
@@ -210,6 +223,7 @@ class ReportView:
     rules: list[RuleSection]
     comparison: list[ComparisonGroup] = field(default_factory=list)
     comparison_label: str = ""
+    decisions: list[DecisionView] = field(default_factory=list)  # read the other way
     interrupted: str = ""  # the note at the top of an interrupted run's report
 
 
@@ -449,8 +463,13 @@ def _group_of(raw: Mapping[str, Any]) -> str:
     return "passed"
 
 
-def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> ReportView:
-    """The report's view-model, from the plain JSON document of a results file."""
+def build_view(
+    results_doc: Mapping[str, Any],
+    rules: Mapping[str, Rule],
+    decisions: Mapping[str, Decision] | None = None,
+) -> ReportView:
+    """The report's view-model, from the plain JSON document of a results file; `decisions`
+    name the failures that are exactly a decision's cases."""
     header = results_doc.get("header") or {}
     footer = results_doc.get("footer") or {}
     implementation = header.get("implementation") or {}
@@ -536,6 +555,22 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
         for rule in rules.values()
     ]
 
+    by_key = {case.key: case for case in cases}
+    judged = ((c.key, [ref.anchor for ref in c.rules], c.verdict == "fail") for c in cases)
+    read_otherwise = [
+        DecisionView(
+            group.decision.anchor,
+            group.decision.question,
+            group.decision.reading,
+            group.decision.other,
+            [
+                RuleCaseLink(by_key[key].dom_id, key, by_key[key].verdict)
+                for key in group.cases[:MAX_RULE_CASE_LINKS]
+            ],
+        )
+        for group in decision_groups(judged, decisions or {})
+    ]
+
     failing_count = sum(1 for c in cases if c.failing)
     interrupted = footer.get("interrupted") is True
     exit_code = footer.get("exit_code")
@@ -568,6 +603,7 @@ def build_view(results_doc: Mapping[str, Any], rules: Mapping[str, Rule]) -> Rep
         rule_totals=rule_totals,
         groups=groups,
         rules=sections,
+        decisions=read_otherwise,
         interrupted=(
             f"This run was interrupted: only the {_count(len(cases), 'case')} it finished "
             f"{'is' if len(cases) == 1 else 'are'} here; the others were not run."
@@ -687,13 +723,23 @@ def results_document(results: object) -> dict[str, Any]:
     raise TypeError(f"cannot read results from {type(results).__name__}: no to_json() or as_dict()")
 
 
-def spec_rules_for(results_doc: Mapping[str, Any]) -> dict[str, Rule]:
-    """The rules of the spec the run used: from its `spec_dir` if that exists, else the bundled."""
+def _spec_folder(results_doc: Mapping[str, Any]) -> Path:
+    """The spec folder the run used: its `spec_dir` if that exists, else the bundled one."""
     spec_dir = (results_doc.get("header") or {}).get("spec_dir")
     folder = Path(spec_dir) if isinstance(spec_dir, str) and spec_dir else None
     if folder is None or not folder.is_dir():
         folder = bundled_spec_dir()
-    return load_rules(folder, strict=False)
+    return folder
+
+
+def spec_rules_for(results_doc: Mapping[str, Any]) -> dict[str, Rule]:
+    """The rules of the spec the run used: from its `spec_dir` if that exists, else the bundled."""
+    return load_rules(_spec_folder(results_doc), strict=False)
+
+
+def spec_decisions_for(results_doc: Mapping[str, Any]) -> dict[str, Decision]:
+    """The decisions of the spec the run used, with their two readings."""
+    return load_decisions(_spec_folder(results_doc))
 
 
 def _umask() -> int:
@@ -721,10 +767,15 @@ def write_html(
     *,
     rules: Mapping[str, Rule] | None = None,
     comparison: Comparison | None = None,
+    decisions: Mapping[str, Decision] | None = None,
 ) -> None:
     """Render results (a results document, or an object with to_json()/as_dict()) to `path`."""
     doc = results_document(results)
-    view = build_view(doc, spec_rules_for(doc) if rules is None else rules)
+    view = build_view(
+        doc,
+        spec_rules_for(doc) if rules is None else rules,
+        spec_decisions_for(doc) if decisions is None else decisions,
+    )
     if comparison is not None:
         view = _with_comparison(view, comparison)
     _write_atomic(Path(path), render_html(view))
