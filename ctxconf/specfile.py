@@ -13,6 +13,7 @@ Every refusal is one `SpecFileError`: `file:line:column: /pointer: message`.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxconf import limits
-from ctxconf.jsonpos import Position, scan
+from ctxconf.jsonpos import Position, positions, scan
 from ctxconf.runner.errors import RunnerError
 
 if TYPE_CHECKING:
@@ -68,7 +69,13 @@ class SpecJson:
     path: Path
     text: str
     data: Any
-    where: dict[str, Position]  # JSON pointer -> where its value starts
+    scanned: dict[str, Position] | None = None  # the positions, when a scan already found them
+
+    @functools.cached_property
+    def where(self) -> dict[str, Position]:
+        """JSON pointer -> where its value starts; scanned when first asked for (a valid file
+        read for its data never needs it)."""
+        return self.scanned if self.scanned is not None else positions(self.text)
 
 
 def display(path: Path) -> str:
@@ -175,9 +182,42 @@ def _depth_check(text: str, name: str) -> None:
             level -= 1
 
 
-def parse_json_text(text: str, name: str) -> tuple[Any, dict[str, Position]]:
-    """The data of a JSON text and where each value starts; SpecFileError with the place of the
-    first thing wrong."""
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise _DuplicateKey
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# The standard library's parser within the limits, refusing a key given twice: a quick yes for a
+# well-formed file; anything it refuses is scanned again to find the place.
+_STRICT = json.JSONDecoder(
+    parse_int=limits.parse_int,
+    parse_float=limits.parse_float,
+    parse_constant=_no_constant,
+    object_pairs_hook=_unique_keys,
+)
+
+
+def parse_json_text(text: str, name: str) -> tuple[Any, dict[str, Position] | None]:
+    """The data of a JSON text, and where each value starts when that was scanned for already
+    (None: `SpecJson.where` scans on demand); SpecFileError with the place of the first thing
+    wrong."""
+    try:
+        data = _STRICT.decode(text)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        if limits.depth(data) <= limits.MAX_JSON_DEPTH:
+            return data, None
     _depth_check(text, name)
     try:
         found = scan(text)

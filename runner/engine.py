@@ -14,20 +14,21 @@ marked interrupted.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from ctxconf import __version__
 from ctxconf.exitcodes import EXIT_INTERRUPTED
+from ctxconf.specfile import read_loop
 
 from .cases import Case, CaseFile, default_case_files, load_cases, select_cases
 from .errors import ImplementationStartError, UsageError
@@ -75,12 +76,9 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _spec_version(spec_dir: Path, fallback: str) -> str:
-    try:
-        version = json.loads((spec_dir / "loop.json").read_text(encoding="utf-8"))["version"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return fallback
-    return str(version)
+def _spec_version(loop: Mapping[str, Any], fallback: str) -> str:
+    version = loop.get("version")
+    return fallback if version is None else str(version)
 
 
 def greet(transport: Transport) -> Hello:
@@ -391,13 +389,17 @@ def run_suite(
                 f"{expected.path}:{expected.lines[key]}: {key!r} names no case and no rule "
                 "of the case files: it has no effect"
             )
-    judge = Judge.for_spec(
-        spec_dir,
+    # loop.json is read once here, for the verdicts, the reference and the results' header.
+    loop = read_loop(spec_dir)
+    judge = Judge.for_loop(
+        loop,
         accept_equivalent_diffs=options.accept_equivalent_diffs,
         expected_failures=expected,
     )
     if factory is None:
-        factory = transport_factory(options.impl, timeout=options.timeout, spec_dir=spec_dir)
+        factory = transport_factory(
+            options.impl, timeout=options.timeout, spec_dir=spec_dir, loop=loop
+        )
 
     started_at = _now()
     clock = time.perf_counter()
@@ -411,7 +413,7 @@ def run_suite(
         _check_hello_areas(hello, cases, known_areas, on_warning)
         header = Header(
             ctxconf_version=__version__,
-            spec_version=_spec_version(spec_dir, files[0].version if files else ""),
+            spec_version=_spec_version(loop, files[0].version if files else ""),
             spec_dir=str(spec_dir),
             impl=options.impl,
             implementation=ImplementationInfo(

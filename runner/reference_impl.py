@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import __version__
-from ctxconf.reference import AREAS, OPS_BY_AREA, run_area_case
+from ctxconf.reference import AREAS, OPS_BY_AREA, REGISTRY
 
 from .protocol import PROTOCOL_VERSION
 
@@ -29,8 +29,10 @@ def _load_loop(spec_dir: Path | None) -> dict[str, Any]:
 
 
 class ReferenceImplementation:
-    def __init__(self, spec_dir: Path | None = None) -> None:
-        self._loop = _load_loop(spec_dir)
+    def __init__(self, spec_dir: Path | None = None, *, loop: Mapping[str, Any] | None = None):
+        self._loop = _load_loop(spec_dir) if loop is None else loop
+        # Each area's config, read from loop.json once rather than for every case.
+        self._configs = {name: area.config(self._loop) for name, area in REGISTRY.items()}
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -52,7 +54,7 @@ class ReferenceImplementation:
         if unknown:
             return {"seq": seq, "error": f"unknown step op(s) in {area}: {', '.join(unknown)}"}
         try:
-            outputs = run_area_case(area, case, self._loop)
+            outputs = REGISTRY[area].run(case, self._configs[area])
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
             return {"seq": seq, "error": f"{type(error).__name__}: {error}"}
         return {"seq": seq, "outputs": outputs}

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from ctxconf.reference.context import equivalent_diff
+from ctxconf.reference import REGISTRY
 
 from .cases import Case
 from .expected_failures import NONE, ExpectedFailures
@@ -18,9 +19,9 @@ class Judge:
     """What the verdicts depend on besides the answers themselves."""
 
     accept_equivalent_diffs: bool = False
-    diff_context: int = equivalent_diff.DEFAULT_CONTEXT
-    no_newline: str = equivalent_diff.NO_NEWLINE
     expected_failures: ExpectedFailures = NONE
+    # Each area's config, read once from the spec's loop.json, for its step equivalence.
+    configs: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def for_spec(
@@ -30,18 +31,33 @@ class Judge:
         accept_equivalent_diffs: bool = False,
         expected_failures: ExpectedFailures = NONE,
     ) -> Judge:
-        """A judge using the diff context and no-newline marker of the spec's `loop.json`."""
-        from ctxconf.reference import ContextConfig
+        """A judge using the spec's `loop.json` (refused with its place, SpecFileError, exit 2)."""
         from ctxconf.specfile import read_loop
 
-        # The spec reader refuses a broken loop.json with its place (SpecFileError, exit 2).
-        config = ContextConfig.from_loop(read_loop(spec_dir))
-        return cls(
-            accept_equivalent_diffs,
-            config.diff_context,
-            config.texts.render("no_newline"),
-            expected_failures,
+        return cls.for_loop(
+            read_loop(spec_dir),
+            accept_equivalent_diffs=accept_equivalent_diffs,
+            expected_failures=expected_failures,
         )
+
+    @classmethod
+    def for_loop(
+        cls,
+        loop: Mapping[str, Any],
+        *,
+        accept_equivalent_diffs: bool = False,
+        expected_failures: ExpectedFailures = NONE,
+    ) -> Judge:
+        """A judge using the numbers and texts of a `loop.json` already read."""
+        configs = {name: area.config(loop) for name, area in REGISTRY.items() if area.equivalent}
+        return cls(accept_equivalent_diffs, expected_failures, configs)
+
+    def _equivalent(self, case: Case, index: int, actual: str) -> bool:
+        area = REGISTRY.get(case.area)
+        if area is None or area.equivalent is None or case.area not in self.configs:
+            return False
+        config = self.configs[case.area]
+        return area.equivalent(config, case.steps[index], case.expect[index], actual)
 
     def step(
         self, case: Case, index: int, actual: str | None, error: str | None = None
@@ -56,12 +72,7 @@ class Judge:
             verdict = "not-run"
         elif actual == expected:
             verdict = "pass"
-        elif (
-            case.area == "context"
-            and equivalent_diff.check(  # the area whose edits are diffs
-                step, expected, actual, context=self.diff_context, no_newline=self.no_newline
-            ).equivalent
-        ):
+        elif self._equivalent(case, index, actual):
             verdict = "equivalent-diff"
         else:
             verdict = "fail"

@@ -16,9 +16,9 @@ import importlib.util
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from ..errors import ImplementationStartError, UsageError
 from .base import CaseFailure, KeepsStderr, Message, Transport
@@ -48,13 +48,18 @@ SPEC_FORMS = "reference, python:MODULE, pyproc:MODULE, cmd:COMMAND or an http://
 
 
 def transport_factory(
-    spec: str, *, timeout: float, spec_dir: Path | None = None
+    spec: str,
+    *,
+    timeout: float,
+    spec_dir: Path | None = None,
+    loop: Mapping[str, Any] | None = None,
 ) -> TransportFactory:
-    """Check `spec` now and return what makes a new, independent transport for it."""
+    """Check `spec` now and return what makes a new, independent transport for it (`loop`:
+    the spec's loop.json when the caller read it already)."""
     if spec == "reference":
         from ..reference_impl import ReferenceImplementation
 
-        reference = ReferenceImplementation(spec_dir)
+        reference = ReferenceImplementation(spec_dir, loop=loop)
         return lambda: PythonTransport(reference, timeout=timeout)
     if spec.startswith("python:"):
         target = import_implementation(spec.removeprefix("python:"))
