@@ -8,8 +8,6 @@ the checks a schema cannot express are made here and reported the same way:
 - step ids are unique within a case, and case names within a file;
 - a case file's version is that of the `loop.json` of its spec folder (`<spec>/conformance/x.json`
   beside `<spec>/loop.json`);
-- an output cap keeps no more head and tail than its maximum (`head_* + tail_* <= max_*`), for
-  `loop.json`'s cap and for each case's `limits` merged over it;
 - a `prefix` case starts with its one `start` step, and a `response` step's body is a list of
   events exactly when it is streamed.
 
@@ -33,7 +31,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ctxconf.jsonpos import Position, escape, pointer
-from ctxconf.paths import bundled_spec_dir, schemas_dir
+from ctxconf.paths import schemas_dir
 from ctxconf.specfile import (
     CASES,
     LOOP,
@@ -49,7 +47,6 @@ from ctxconf.specfile import (
 
 # The schema of each kind of file, in schemas/.
 SCHEMAS: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
-_CAP_PARTS = ("lines", "chars")
 # Steps of the context area that make no result, so take no number.
 _NOT_RESULTS = ("compact", "reply")
 _ID_DIGITS = 4
@@ -88,11 +85,10 @@ class UnusableInput(Exception):
 
 @dataclass(frozen=True)
 class _Loop:
-    """What a case file is checked against: its spec's version and output cap."""
+    """What a case file is checked against: its spec's version."""
 
     file: str
     version: object
-    cap: Mapping[str, object]
 
 
 _display = display
@@ -242,9 +238,6 @@ def _file_problems(doc: _Document, kind: str | None) -> list[Problem]:
     )
     if _ESCAPED_SURROGATE.search(doc.source.text):  # a lone one can only be spelled as an escape
         problems.extend(_text_problems(doc, doc.data, ""))
-    if kind == LOOP:
-        cap = _dig(doc.data, "context", "cap")
-        problems.extend(_cap_problems(doc, "/context/cap", cap, ""))
     return problems
 
 
@@ -359,52 +352,25 @@ def _dig(data: object, *keys: str) -> object:
     return data
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _cap_problems(doc: _Document, at: str, cap: object, merged_with: str) -> Iterator[Problem]:
-    if not isinstance(cap, Mapping):
-        return
-    for part in _CAP_PARTS:
-        head, tail = _int(cap.get(f"head_{part}")), _int(cap.get(f"tail_{part}"))
-        most = _int(cap.get(f"max_{part}"))
-        if head is not None and tail is not None and most is not None and head + tail > most:
-            message = (
-                f"head_{part} + tail_{part} = {head} + {tail} = {head + tail} is more than "
-                f"max_{part} = {most}{merged_with}: the head and tail kept must fit the cap"
-            )
-            yield doc.problem(at, message, "cap")
-
-
 def _load_loop(path: Path, label: str) -> _Loop | None:
     try:
         data = read_json_document(path).data
     except SpecFileError:
         return None  # it has problems of its own, reported where it is validated
-    cap = _dig(data, "context", "cap")
     version = data.get("version") if isinstance(data, dict) else None
-    return _Loop(label, version, cap if isinstance(cap, Mapping) else {})
+    return _Loop(label, version)
 
 
-def _loop_for(path: Path, loops: dict[Path, _Loop | None]) -> tuple[_Loop | None, _Loop | None]:
-    """The loop.json of the case file's spec folder, and the one its limits merge over.
-
-    A case file outside a spec folder has no version to match; its limits are merged over the
-    bundled spec's cap, the one the reference runs it with.
-    """
+def _loop_for(path: Path, loops: dict[Path, _Loop | None]) -> _Loop | None:
+    """The loop.json of the case file's spec folder; a case file outside a spec folder has no
+    version to match."""
     beside = path.parent.parent / "loop.json"
-    own = None
     if path.parent.name == "conformance" and beside.is_file():
-        own = loops.setdefault(beside.resolve(), _load_loop(beside, _display(beside)))
-    if own is not None:
-        return own, own
-    bundled = bundled_spec_dir() / "loop.json"
-    return None, loops.setdefault(bundled.resolve(), _load_loop(bundled, "the bundled loop.json"))
+        return loops.setdefault(beside.resolve(), _load_loop(beside, _display(beside)))
+    return None
 
 
-def _case_problems(doc: _Document, loops: tuple[_Loop | None, _Loop | None]) -> Iterator[Problem]:
-    own, base = loops
+def _case_problems(doc: _Document, own: _Loop | None) -> Iterator[Problem]:
     data = doc.data
     version = _dig(data, "version")
     if own is not None and isinstance(own.version, str) and isinstance(version, str):
@@ -428,12 +394,8 @@ def _case_problems(doc: _Document, loops: tuple[_Loop | None, _Loop | None]) -> 
         yield from _step_problems(doc, at, case.get("steps"), case.get("expect"))
         if data.get("area") == "prefix":
             yield from _prefix_step_problems(doc, at, case.get("steps"))
-        limits = case.get("limits")
-        # Limits are the context area's; elsewhere the schema refuses them, and that is enough.
-        if isinstance(limits, Mapping) and data.get("area") != "prefix":
-            cap = {**(base.cap if base is not None else {}), **limits}
-            origin = f" (keys not given in limits come from {base.file})" if base else ""
-            yield from _cap_problems(doc, f"{at}/limits", cap, origin)
+        # A head and a tail may together exceed their maximum: the spec defines that
+        # (ctx.cap.head-tail), so any positive limits the schema allows are valid.
 
 
 def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> Iterator[Problem]:
