@@ -555,8 +555,8 @@ def build_view(
         for rule in rules.values()
     ]
 
-    by_key = {case.key: case for case in cases}
-    judged = ((c.key, [ref.anchor for ref in c.rules], c.verdict == "fail") for c in cases)
+    case_by_key = {case.key: case for case in cases}
+    outcomes = ((c.key, [ref.anchor for ref in c.rules], c.verdict == "fail") for c in cases)
     read_otherwise = [
         DecisionView(
             group.decision.anchor,
@@ -564,11 +564,11 @@ def build_view(
             group.decision.reading,
             group.decision.other,
             [
-                RuleCaseLink(by_key[key].dom_id, key, by_key[key].verdict)
+                RuleCaseLink(case_by_key[key].dom_id, key, case_by_key[key].verdict)
                 for key in group.cases[:MAX_RULE_CASE_LINKS]
             ],
         )
-        for group in decision_groups(judged, decisions or {})
+        for group in decision_groups(outcomes, decisions or {})
     ]
 
     failing_count = sum(1 for c in cases if c.failing)
