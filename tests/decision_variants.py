@@ -113,7 +113,39 @@ _VARIANTS = (
         ('path=read.path.replace("|", "\\\\|"),', "path=read.path,"),
     ),
 )
-DECISION_VARIANTS: dict[str, Mutant] = {variant.rule: variant for variant in _VARIANTS}
+_MORE_VARIANTS = (
+    _v(
+        "ctx.read.empty-any-offset",
+        "empty-file-past-the-end",
+        ("        if total == 0:\n", "        if total == 0 and first == 1:\n"),
+    ),
+    _v(
+        "ctx.stub.path-normalised",
+        "paths-as-written",
+        (
+            'return "/" + posixpath.normpath(posixpath.join(self.cwd, path)).lstrip("/")',
+            "return path",
+        ),
+    ),
+    _v(
+        "ctx.output.empty",
+        "bracket-alone",
+        ('sentence=self._texts.render("no_output"), ', ""),
+    ),
+    _v(
+        "ctx.same.args-any-order",
+        "members-in-written-order",
+        ("[tool, _canonical(args)], sort_keys=True,", "[tool, _canonical(args)], sort_keys=False,"),
+    ),
+    _v(
+        "ctx.same.args-number-value",
+        "numbers-as-written",
+        ("    if isinstance(value, float) and value.is_integer():", "    if False:"),
+    ),
+)
+DECISION_VARIANTS: dict[str, Mutant] = {
+    variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS)
+}
 
 SHORTCUTS: tuple[Mutant, ...] = (
     _v(
