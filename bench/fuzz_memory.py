@@ -30,12 +30,12 @@ _SESSIONS = re.compile(r"no disagreement in (\d+) sessions")
 
 def child(batch: int, max_time: float, seed: int) -> int:
     """Run the fuzz command in this process with Hypothesis runs of `batch` sessions."""
-    from ctxconf.fuzzing import fuzz
+    from ctxconf.fuzzing import command, fuzz
 
     fuzz.BATCH = batch
-    request = fuzz.FuzzRequest(impl="reference", seed=seed, max_time=max_time)
+    request = command.FuzzRequest(impl="reference", seed=seed, max_time=max_time)
     out = io.StringIO()
-    code = fuzz.execute(request, stdout=out, stderr=sys.stderr)
+    code = command.execute(request, stdout=out, stderr=sys.stderr)
     print(out.getvalue(), end="", flush=True)
     return code
 

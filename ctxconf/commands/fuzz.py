@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ctxconf.commands._impl import add_impl_argument
-from ctxconf.fuzzing.fuzz import AREA, DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
+from ctxconf.fuzzing.command import AREA, DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
 from ctxconf.reference import AREAS
 
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.cli import EXIT_OK, EXIT_USAGE
+from ctxconf.exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from ctxconf.exitcodes import EXIT_FAILED as EXIT_INVALID
+from ctxconf.exitcodes import EXIT_OK, EXIT_USAGE
 from ctxconf.specdir import announce, report_error, resolve_spec
 from ctxconf.specfile import SpecFileError, plural
 from ctxconf.spectools.validate import UnusableInput, collect_files, spec_files, validate_files
-
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
