@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxconf import limits
 from ctxconf.jsonpos import Position, positions, scan
+from ctxconf.reference import REGISTRY
 from ctxconf.runner.errors import RunnerError
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ def kind_of(path: Path, data: object) -> str | None:
     if isinstance(data, dict):
         if "cases" in data:
             return CASES
-        if "context" in data:
+        if any(section in data for area in REGISTRY.values() for section, _ in area.texts):
             return LOOP
     return LOOP if path.name == "loop.json" else None
 
@@ -374,13 +375,11 @@ def list_case_files(spec_dir: Path) -> list[Path]:
 
 def read_loop(spec_dir: Path) -> dict[str, Any]:
     """The spec folder's loop.json, valid by its schema and readable by every area's reference."""
-    from ctxconf.reference import ContextConfig, PrefixConfig
-
     document = read_spec_json(spec_dir / "loop.json", LOOP)
     loop: dict[str, Any] = document.data
     try:
-        ContextConfig.from_loop(loop)
-        PrefixConfig.from_loop(loop)
+        for area in REGISTRY.values():
+            area.config(loop)
     except (ValueError, KeyError, TypeError) as error:
         raise SpecFileError(
             display(document.path), f"the reference cannot use it: {type(error).__name__}: {error}"

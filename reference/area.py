@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,13 @@ class Area:
     # Whether an answer other than the expected one is the same step (config, step, expected,
     # actual); None: only the expected text is right.
     equivalent: Callable[[Config, Step, str, str], bool] | None = None
+    # The problems of a case's steps its schema cannot express: (pointer below the case,
+    # message, code) for each.
+    step_problems: Callable[[Sequence[object]], Iterator[tuple[str, str, str]]] | None = None
+    # How lint holds the area's spec text (<name>.md) to its templates: "examples" (fenced
+    # examples, rendered from the first texts section) or "template-lines" (each template's
+    # fixed lines appear in it).
+    examples: str = "template-lines"
     # The module of its Hypothesis strategies, shrinking and rule guesses, imported only to fuzz.
     fuzz_module: str = ""
 

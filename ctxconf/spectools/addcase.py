@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.atomic import write_text_atomic
-from ctxconf.reference import OPS_BY_AREA, run_area_case
+from ctxconf.reference import AREAS, OPS_BY_AREA, run_area_case
 from ctxconf.spec_rules import load_rules
 from ctxconf.specfile import SpecFileError, display, editing, read_case_file
 from ctxconf.spectools.casefile import with_case
@@ -149,7 +149,7 @@ def add_cases(
     items = load_yaml_cases(source)
     target = read_case_file(case_file, allow=editing)
     text, data = target.text, target.data
-    area = data.get("area", "context")
+    area = data.get("area", AREAS[0])
     if area not in OPS_BY_AREA:
         raise AddCaseError((f"{display(case_file)}: /area: no reference for the area {area!r}",))
     taken = {case["name"]: display(case_file) for case in data["cases"]}

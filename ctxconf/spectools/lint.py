@@ -21,6 +21,7 @@ from typing import Any
 from ctxconf import reference
 from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
+from ctxconf.reference import REGISTRY
 from ctxconf.spec_decisions import decision_findings
 from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
 from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
@@ -234,8 +235,14 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
             yield Finding(str(md), line, f"rule {anchor} has no case")
 
 
-# The schema's enum of each area's step ops, in cases.schema.json $defs.
-_OP_ENUMS = {"context": "op", "prefix": "prefix_op"}
+def _op_enums(defs: dict[str, Any]) -> dict[str, str]:
+    """Each area's enum of step ops in cases.schema.json $defs: the enum of exactly its ops."""
+    return {
+        name: key
+        for name, area in REGISTRY.items()
+        for key, definition in defs.items()
+        if isinstance(definition, dict) and set(definition.get("enum", ())) == area.ops
+    }
 
 
 def check_decisions(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
@@ -262,7 +269,7 @@ def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
         ops.update(
             str(step.get("op")) for case in doc.get("cases", []) for step in case.get("steps", [])
         )
-    for area, name in _OP_ENUMS.items():
+    for area, name in _op_enums(schema.get("$defs", {})).items():
         if area not in used:
             continue
         line = _line_of(text, spans.get(f"/$defs/{name}/enum", (0, 0))[0])
@@ -321,8 +328,9 @@ def check_versions(
             )
 
 
-# Where loop.json keeps templates; a number among them (context.note.mcp_wait_ms) is not one.
-_TEMPLATE_SECTIONS = (("context", "texts"), ("context", "note"), ("prefix", "texts"))
+# Where loop.json keeps templates, every area's sections once; a number among them (such as
+# context.note.mcp_wait_ms) is not one.
+_TEMPLATE_SECTIONS = tuple(dict.fromkeys(s for area in REGISTRY.values() for s in area.texts))
 
 
 def _section(loop: dict[str, Any], area: str, key: str) -> dict[str, Any]:
@@ -350,8 +358,9 @@ def check_templates_used(
 
 
 def _area_templates(loop: dict[str, Any], area: str) -> dict[str, str]:
-    """The templates an area's examples show: its texts, and for prefix the notes too."""
-    sections = [(area, "texts")] + ([("context", "note")] if area == "prefix" else [])
+    """The templates an area's examples show: every texts section the area renders."""
+    record = REGISTRY.get(area)
+    sections = record.texts if record is not None else ((area, "texts"),)
     return {
         name: template
         for owner, key in sections
@@ -379,8 +388,10 @@ def lint_spec(spec: Path) -> list[Finding]:
         found = loop.get(area)
         section: dict[str, Any] = found if isinstance(found, dict) else {}
         findings += check_quotes(md_path, md, section, loop)
-        if area == "context":
-            findings += check_examples(md_path, md, _section(loop, area, "texts"))
+        record = REGISTRY.get(area)
+        if record is not None and record.examples == "examples":
+            owner, key = record.texts[0]
+            findings += check_examples(md_path, md, _section(loop, owner, key))
         else:
             findings += check_template_lines(md_path, md, _area_templates(loop, area))
     findings += check_rules_and_cases(spec, cases_by_file)

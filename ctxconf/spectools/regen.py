@@ -18,7 +18,7 @@ from typing import Any
 
 from ctxconf.atomic import write_text_atomic
 from ctxconf.jsonpos import value_spans
-from ctxconf.reference import run_area_case
+from ctxconf.reference import AREAS, run_area_case
 from ctxconf.specfile import display, editing, read_case_file
 from ctxconf.spectools.casefile import indent_at
 
@@ -96,7 +96,7 @@ def regenerate_file(
     result: RegenResult,
 ) -> None:
     path, text, doc = read.path, read.text, read.data
-    area = doc.get("area", "context")
+    area = doc.get("area", AREAS[0])
     replacements: list[tuple[int, int, str]] = []
     spans = value_spans(text)
     for index, case in enumerate(doc["cases"]):

@@ -32,6 +32,7 @@ from jsonschema.exceptions import ValidationError
 
 from ctxconf.jsonpos import Position, escape, pointer
 from ctxconf.paths import schemas_dir
+from ctxconf.reference import REGISTRY
 from ctxconf.specfile import (
     CASES,
     LOOP,
@@ -47,7 +48,7 @@ from ctxconf.specfile import (
 
 # The schema of each kind of file, in schemas/.
 SCHEMAS: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
-# Steps of the context area that make no result, so take no number.
+# Steps that make no result, so take no number.
 _NOT_RESULTS = ("compact", "reply")
 _ID_DIGITS = 4
 # Past this many allowed keys, naming them all makes the line harder to read, not easier.
@@ -392,8 +393,11 @@ def _case_problems(doc: _Document, own: _Loop | None) -> Iterator[Problem]:
                 yield doc.problem(f"{at}/name", message, "duplicate-name")
             names.setdefault(name, index)
         yield from _step_problems(doc, at, case.get("steps"), case.get("expect"))
-        if data.get("area") == "prefix":
-            yield from _prefix_step_problems(doc, at, case.get("steps"))
+        area = REGISTRY.get(str(data.get("area")))
+        steps = case.get("steps")
+        if area is not None and area.step_problems is not None and isinstance(steps, list):
+            for below, message, code in area.step_problems(steps):
+                yield doc.problem(f"{at}{below}", message, code)
         # A head and a tail may together exceed their maximum: the spec defines that
         # (ctx.cap.head-tail), so any positive limits the schema allows are valid.
 
@@ -435,27 +439,3 @@ def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> It
                 )
                 yield doc.problem(f"{at}/steps/{index}", message, "duplicate-id")
             numbered.setdefault(number, index)
-
-
-def _prefix_step_problems(doc: _Document, at: str, steps: object) -> Iterator[Problem]:
-    if not isinstance(steps, list) or not steps:
-        return
-    for index, step in enumerate(steps):
-        if not isinstance(step, dict):
-            continue
-        where = f"{at}/steps/{index}"
-        op = step.get("op")
-        if index == 0 and op != "start":
-            message = f"the first step is {op!r}: a prefix case starts with a start step"
-            yield doc.problem(f"{where}/op", message, "prefix-start")
-        elif index > 0 and op == "start":
-            message = "a second start step: a prefix case is one session"
-            yield doc.problem(f"{where}/op", message, "prefix-start")
-        if op == "response" and isinstance(step.get("stream"), bool) and "body" in step:
-            body, stream = step["body"], step["stream"]
-            if stream and not isinstance(body, list):
-                message = "a streamed response's body is the list of its events"
-                yield doc.problem(f"{where}/body", message, "prefix-body")
-            elif not stream and not isinstance(body, dict):
-                message = "a response that is not streamed has an object as its body"
-                yield doc.problem(f"{where}/body", message, "prefix-body")

@@ -30,6 +30,7 @@ AREA = Area(
     run=run_case,
     texts=(("context", "texts"), ("context", "note")),
     equivalent=_equivalent,
+    examples="examples",
     fuzz_module="ctxconf.reference.context.fuzz",
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..area import Area
+from .checks import step_problems
 from .config import PrefixConfig
 from .session import (
     PREFIX_OPS,
@@ -22,6 +23,7 @@ AREA = Area(
     config=PrefixConfig.from_loop,
     run=run_prefix_steps,
     texts=(("prefix", "texts"), ("context", "note")),
+    step_problems=step_problems,
     fuzz_module="ctxconf.reference.prefix.fuzz",
 )
 

@@ -1,0 +1,30 @@
+"""What a prefix case's steps must be that the case schema cannot say: one session, one start."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+Problem = tuple[str, str, str]  # (pointer below the case, message, code)
+
+
+def step_problems(steps: Sequence[object]) -> Iterator[Problem]:
+    """Each problem of a prefix case's steps, placed below the case."""
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        where = f"/steps/{index}"
+        op = step.get("op")
+        if index == 0 and op != "start":
+            message = f"the first step is {op!r}: a prefix case starts with a start step"
+            yield f"{where}/op", message, "prefix-start"
+        elif index > 0 and op == "start":
+            message = "a second start step: a prefix case is one session"
+            yield f"{where}/op", message, "prefix-start"
+        if op == "response" and isinstance(step.get("stream"), bool) and "body" in step:
+            body, stream = step["body"], step["stream"]
+            if stream and not isinstance(body, list):
+                message = "a streamed response's body is the list of its events"
+                yield f"{where}/body", message, "prefix-body"
+            elif not stream and not isinstance(body, dict):
+                message = "a response that is not streamed has an object as its body"
+                yield f"{where}/body", message, "prefix-body"
