@@ -181,6 +181,15 @@ SHORTCUTS: tuple[Mutant, ...] = (
         ),
     ),
     _v(
+        "ctx.same.result",
+        "names-the-latest-repeat",
+        (
+            "            return self._insert(rid, bracket, sentence=sentence, stored=text)\n",
+            "            self._listings[key] = _Listing(text, rid)\n"
+            "            return self._insert(rid, bracket, sentence=sentence, stored=text)\n",
+        ),
+    ),
+    _v(
         "ctx.compact.rows",
         "row-from-the-latest-read",
         (
