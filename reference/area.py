@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 Config = Any  # each area's own config class, read from loop.json
@@ -30,6 +31,10 @@ class Area:
     # examples, rendered from the first texts section) or "template-lines" (each template's
     # fixed lines appear in it).
     examples: str = "template-lines"
+    # Schemas of its own, in its folder, for an area whose shapes schemas/ does not hold: its
+    # case file's shape and its loop.json section (see ctxconf/areaschemas.py).
+    case_schema: Path | None = None
+    loop_schema: Path | None = None
     # The module of its Hypothesis strategies, shrinking and rule guesses, imported only to fuzz.
     fuzz_module: str = ""
 

@@ -31,7 +31,7 @@ from ctxconf.fuzzing.fuzz import (
 )
 from ctxconf.fuzzing.strategies import ops_of, sessions_of
 from ctxconf.paths import bundled_spec_dir
-from ctxconf.reference import ContextConfig, run_area_case, run_case
+from ctxconf.reference import AREAS, ContextConfig, run_area_case, run_case
 from ctxconf.reference.texts import read_loop
 from ctxconf.spec_rules import load_rules
 from ctxconf.spectools.validate import validate_files
@@ -216,7 +216,7 @@ def test_ops_an_implementation_lacks_are_left_out(tmp_path: Path) -> None:
 # -- the library, in process -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("area", ["context", "prefix"])
+@pytest.mark.parametrize("area", AREAS)
 def test_sessions_hold_only_the_ops_chosen(area: str) -> None:
     chosen = set(ops_of(area)[1:4])
     seen: set[str] = set()

@@ -11,10 +11,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ctxconf.areaschemas import CASES, spec_schema
 from ctxconf.atomic import write_text_atomic
 from ctxconf.fuzzing.model import DEFAULT_REPORTS, Case, Finding
 from ctxconf.fuzzing.strategies import area_fuzz
-from ctxconf.paths import schemas_dir
 from ctxconf.reference import AREAS
 from ctxconf.textdiff import visible, visible_diff
 
@@ -69,8 +69,8 @@ def finding_document(finding: Finding, seed: int, impl: str, config: Any) -> dic
         "from the reference; the expected texts are the reference's.",
         "cases": [case],
     }
-    schema = json.loads((schemas_dir() / "cases.schema.json").read_text(encoding="utf-8"))
-    Draft202012Validator(schema).validate(document)  # a failure here is a bug in ctxconf
+    # A failure here is a bug in ctxconf.
+    Draft202012Validator(spec_schema(CASES)).validate(document)
     return document
 
 

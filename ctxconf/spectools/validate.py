@@ -18,7 +18,6 @@ raises `UnusableInput`: that is a usage error, not a problem in a file.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -30,12 +29,11 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from ctxconf.areaschemas import spec_schema
 from ctxconf.jsonpos import Position, escape, pointer
-from ctxconf.paths import schemas_dir
 from ctxconf.reference import REGISTRY
 from ctxconf.specfile import (
     CASES,
-    LOOP,
     SpecFileError,
     SpecJson,
     display,
@@ -46,8 +44,6 @@ from ctxconf.specfile import (
     read_json_document,
 )
 
-# The schema of each kind of file, in schemas/.
-SCHEMAS: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
 # Steps that make no result, so take no number.
 _NOT_RESULTS = ("compact", "reply")
 _ID_DIGITS = 4
@@ -205,8 +201,7 @@ _kind = kind_of
 
 @functools.cache
 def _schema(kind: str) -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads((schemas_dir() / SCHEMAS[kind]).read_text(encoding="utf-8"))
-    return schema
+    return spec_schema(kind)
 
 
 @functools.cache
