@@ -16,9 +16,11 @@ def _head_end(text: str, end: int, max_lines: int, max_chars: int) -> tuple[int,
     (joining newlines counted): how many, and where the last of them ends."""
     taken = 0
     stop = 0
+    # rule: ctx.cap.head-tail
     while taken < max_lines:
         line_end = text.find("\n", stop + (1 if taken else 0), end)
         line_end = end if line_end == -1 else line_end
+        # rule: ctx.cap.head-tail
         if line_end > max_chars:  # the lines so far, joined, are text[:line_end]
             break
         taken += 1
@@ -45,6 +47,8 @@ def _tail_start(text: str, start: int, end: int, max_lines: int, max_chars: int)
 def cap_text(text: str, limits: Limits, result_id: str, texts: Texts) -> str:
     """`text` itself when within the limits, else head, elided line and tail."""
     total = count_lines(text)
+    # rule: ctx.cap.over
+    # rule: ctx.text.chars
     if not (total > limits.max_lines or len(text) > limits.max_chars):
         return text
     end = len(text) - 1 if text.endswith("\n") else len(text)  # the lines are text[:end]
@@ -55,6 +59,7 @@ def cap_text(text: str, limits: Limits, result_id: str, texts: Texts) -> str:
         # A first line longer than the head's characters is cut rather than dropped.
         first_end = text.find("\n", 0, end)
         head_stop = end if first_end == -1 else first_end
+        # rule: ctx.cap.cut
         head = texts.render("cut", text=text[: min(head_stop, limits.head_chars)])
         head_count = 1
     tail_count, tail_start = _tail_start(
@@ -64,6 +69,7 @@ def cap_text(text: str, limits: Limits, result_id: str, texts: Texts) -> str:
         min(limits.tail_lines, total - head_count),
         limits.tail_chars,
     )
+    # rule: ctx.cap.elided
     elided = total - head_count - tail_count
     marker = texts.render("elided", count=elided, id=result_id)
     if not tail_count:

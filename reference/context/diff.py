@@ -128,6 +128,7 @@ def _myers_runs(
     None when the shortest edit script is longer than `max_edit` lines."""
     # Round 0 runs along the common start; skipping it first leaves every later round the same,
     # shifted. (Not so the common end: the forward search's ties would then fall elsewhere.)
+    # rule: ctx.edit.max-edit
     start = _snake(a, b, 0, 0)
     # Copies past the common start, the search's own (it marks their ends).
     rest_a: list[object] = list(islice(a, start, None))
@@ -200,6 +201,7 @@ def _search(a: list[object], b: list[object], bound: int) -> list[tuple[int, int
         padded = [-1, *reached, -1]  # diagonals low - 2, low, .. of round d - 1
         at = (first - low + 1) // 2  # where diagonal first - 1 is in `padded`
         count_now = (last - first) // 2 + 1
+        # rule: ctx.edit.myers
         reached = [
             down if right < down else right + 1
             for right, down in zip(
@@ -323,6 +325,7 @@ def _hunks(blocks: list[_Block], context: int) -> Iterator[list[_Block]]:
     """The changes each hunk shows: those at most 2 * context common lines apart."""
     group = [blocks[0]]
     for block in blocks[1:]:
+        # rule: ctx.edit.hunks
         if block.i0 - group[-1].i1 > 2 * context:
             yield group
             group = []
@@ -332,6 +335,7 @@ def _hunks(blocks: list[_Block], context: int) -> Iterator[list[_Block]]:
 
 def _range(start: int, count: int) -> str:
     # `start` is how many lines precede the hunk; an empty range names the line before it.
+    # rule: ctx.edit.hunks
     if count == 1:
         return str(start + 1)
     return f"{start + 1 if count else start},{count}"
@@ -354,6 +358,7 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
         for line in lines:
             if line.endswith("\n"):
                 out.append(tag + line[:-1])
+                # rule: ctx.edit.no-newline
                 out.append(no_newline)
             else:
                 out.append(tag + line)
@@ -374,6 +379,7 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
         common_from = old_start
         for block in group:
             show(" ", a[common_from : block.i0])
+            # rule: ctx.edit.myers
             show("-", a[block.i0 : block.i1])
             show("+", b[block.j0 : block.j1])
             common_from = block.i1

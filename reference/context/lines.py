@@ -71,6 +71,7 @@ def _between(text: str, start: int, end: int) -> str:
 def line_window(text: str, first: int, last: int) -> list[str]:
     """Lines `first`..`last` (1-based, inclusive, `first` a line of the text)."""
     start = nth_newline(text, first - 1) + 1 if first > 1 else 0
+    # rule: ctx.text.lines
     return _between(text, start, nth_newline(text, last - first + 1, start)).split("\n")
 
 
@@ -104,4 +105,6 @@ class LineIndex:
 
 def content_sha(text: str) -> str:
     """SHA-256 of the UTF-8 bytes, in lowercase hex."""
+    # rule: ctx.read.final-newline
+    # rule: ctx.text.hash
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -45,6 +45,7 @@ class _FullRead:
     sha: str
 
     def holds(self, first: int, last: int) -> bool:
+        # rule: ctx.stub.range
         return self.first <= first and last <= self.last
 
 
@@ -103,42 +104,61 @@ class Session:
         total = count_lines(content)
         targets = self._stub_targets.get(key)
         if targets and targets[-1].sha != sha:
+            # rule: ctx.stub.changed
+            # rule: ctx.stub.changed-back
             del self._stub_targets[key]
             targets = None
         first = 1 if offset is None else offset
+        # rule: ctx.read.limit-lowered
+        # rule: ctx.read.window
         window = self.config.read_window if limit is None else min(limit, self.config.read_window)
         if first < 1 or window < 1:
             raise ValueError("a read's offset and limit start at 1")
         t = self._texts
+        # rule: ctx.read.empty
+        # rule: ctx.read.empty-any-offset
         if total == 0:
             bracket = t.render("read_empty_bracket", id=rid, path=path, sha=short)
+            # rule: ctx.compact.empty-file
             return self._insert(rid, bracket, block=t.render("read_empty"))
+        # rule: ctx.read.past-end
         if first > total:
             bracket = t.render("file_bracket", id=rid, path=path, sha=short)
             sentence = t.render("read_past_end", offset=first, total=total)
             return self._insert(rid, bracket, sentence=sentence)
         last = min(total, first + window - 1)
+        # rule: ctx.read.bracket
         bracket = t.render(
             "read_bracket", id=rid, path=path, first=first, last=last, total=total, sha=short
         )
+        # rule: ctx.read.numbered
+        # rule: ctx.text.cr-shown
         shown = "\n".join(
             t.render("read_line", number=number, text=line)
             for number, line in enumerate(line_window(content, first, last), start=first)
         )
+        # rule: ctx.stub.newest
         for earlier in reversed(targets or []):
             if earlier.holds(first, last):
+                # rule: ctx.stub.unchanged
                 sentence = t.render(
                     "read_stub", target=earlier.id, first=earlier.first, last=earlier.last
                 )
+                # rule: ctx.compact.covers
+                # rule: ctx.stub.full-only
                 return self._insert(rid, bracket, sentence=sentence, stored=shown)
         read = _FullRead(rid, path, first, last, total, sha)
         self._stub_targets.setdefault(key, []).append(read)
+        # rule: ctx.compact.rows
         self._covered.pop(key, None)
         self._covered[key] = read
         block = shown
         if last < total:
+            # rule: ctx.read.more
             more = t.render("read_more", remaining=total - last, next=last + 1)
             block = f"{shown}\n\n{more}"
+        # rule: ctx.cap.scope
+        # rule: ctx.store.read-note
         return self._insert(rid, bracket, block=block, stored=shown)
 
     def edit(
@@ -151,6 +171,7 @@ class Session:
         self, path: str, before: str, after: str, *, note: str | None = None, id: str | None = None
     ) -> str:
         """Several edits of one file in one call: one diff of the file before and after them all."""
+        # rule: ctx.edit.multiedit
         return self._change(PatchFile(path, before, after), note, id)
 
     def write(
@@ -174,16 +195,19 @@ class Session:
         """A patch: one file answers as its edit would; several answer file by file, in order."""
         if not files:
             raise ValueError("a patch changes at least one file")
+        # rule: ctx.edit.patch
         if len(files) == 1:
             return self._change(files[0], note, id)
         rid = self._new_id(id)
         sections = []
+        # rule: ctx.edit.patch
         for file in files:
             self._forget_reads(file.path)
             bracket, sentence, block = self._describe_change(file, rid, in_patch=True)
             sections.append(_join(bracket, sentence, block))
         body = "\n".join(sections)
         bracket = self._texts.render("bracket", id=rid)
+        # rule: ctx.edit.capped
         return self._insert(rid, bracket, block=body, capped=True, note=note)
 
     def output(
@@ -192,15 +216,20 @@ class Session:
         """Any other tool's result; a repeated listing or search with the same result is a stub."""
         rid = self._new_id(id)
         bracket = self._texts.render("bracket", id=rid)
+        # rule: ctx.same.tools
         if tool not in self.config.dedupe_by_result:
             return self._output(rid, bracket, text)
+        # rule: ctx.same.args
+        # rule: ctx.same.args-any-order
         key = json.dumps(
             [tool, _canonical(args)], sort_keys=True, ensure_ascii=False, separators=(",", ":")
         )
         earlier = self._listings.get(key)
+        # rule: ctx.same.result
         if earlier is not None and earlier.text == text:
             sentence = self._texts.render("same_result", target=earlier.full_id)
             return self._insert(rid, bracket, sentence=sentence, stored=text)
+        # rule: ctx.same.changed
         self._listings[key] = _Listing(text, rid)
         return self._output(rid, bracket, text)
 
@@ -214,12 +243,15 @@ class Session:
     ) -> str:
         """A stored result again, in full, `limit` lines (at most the window) from `offset`."""
         rid = self._new_id(id)
+        # rule: ctx.recall.target-folded
         wanted = _folded_target(target)
+        # rule: ctx.recall.id-form
         wanted = wanted if wanted.startswith("#") else "#" + wanted
         t = self._texts
         stored = self._stored.get(wanted)
         if stored is None:
             bracket = t.render("bracket", id=rid)
+            # rule: ctx.recall.unknown
             return self._insert(rid, bracket, sentence=t.render("recall_unknown", target=wanted))
         first = 1 if offset is None else offset
         window = self.config.recall_window
@@ -228,6 +260,8 @@ class Session:
         if first < 1 or window < 1:
             raise ValueError("a recall's offset and limit start at 1")
         index = self._line_index(wanted, stored)
+        # rule: ctx.recall.past-end
+        # rule: ctx.recall.past-end
         total = index.total
         if first > total:
             bracket = t.render("recall_past_end_bracket", id=rid, target=wanted)
@@ -238,16 +272,22 @@ class Session:
             "recall_bracket", id=rid, target=wanted, first=first, last=last, total=total
         )
         # The bracket's "of {total}" tells what lies beyond: a recall adds no note of its own.
+        # rule: ctx.recall.plain
+        # rule: ctx.recall.window
         return self._insert(rid, bracket, block=index.window(first, last))
 
     def compact(self) -> str:
         """The table added after a compaction summary ("" with no reads); forgets what was sent."""
+        # rule: ctx.compact.rows
         covered = list(self._covered.values())[-self.config.compaction_rows :]
+        # rule: ctx.compact.forget
         self._covered.clear()
         self.reply()
+        # rule: ctx.compact.none
         if not covered:
             return ""
         t = self._texts
+        # rule: ctx.compact.escape
         rows = [
             t.render(
                 "compaction_row",
@@ -261,10 +301,14 @@ class Session:
             for read in covered
         ]
         parts = [t.render("compaction_heading"), t.render("compaction_intro")]
+        # rule: ctx.compact.table
         return "\n\n".join(parts) + "\n\n" + "\n".join([t.render("compaction_header"), *rows])
 
     def reply(self) -> str:
         """A new request that carries none of the results so far: no stub may name them."""
+        # rule: ctx.same.request
+        # rule: ctx.stub.request
+        # rule: ctx.compact.covers
         self._stub_targets.clear()
         self._listings.clear()
         return ""
@@ -279,11 +323,15 @@ class Session:
         """What names a file: its absolute path, `.`, `..` and repeated slashes folded, relative
         to `cwd`."""
         # normpath keeps a leading `//` (POSIX leaves its meaning open); here it is one `/`.
+        # rule: ctx.stub.identity
+        # rule: ctx.stub.path-normalised
         return "/" + posixpath.normpath(posixpath.join(self.cwd, path)).lstrip("/")
 
     # -- helpers ---------------------------------------------------------------------------
 
     def _new_id(self, given: str | None) -> str:
+        # rule: ctx.id.given
+        # rule: ctx.id.number
         self._count += 1
         if given is None:
             number = format(self._count, f"0{self.config.id_digits}x")
@@ -317,6 +365,7 @@ class Session:
     ) -> str:
         """Store the result in full and return its text: a sentence after the bracket, or a block
         below it, capped when `capped`; a tool's note follows the whole after a blank line."""
+        # rule: ctx.store.full
         full = stored if stored is not None else (sentence if sentence is not None else block or "")
         if note:
             full = self._texts.render("with_note", text=full, note=note) if full else note
@@ -325,22 +374,29 @@ class Session:
             block = cap_text(block, self.limits, rid, self._texts)
         text = _join(bracket, sentence, block)
         if note:
+            # rule: ctx.edit.note
+            # rule: ctx.edit.note-blank-line
             text = self._texts.render("with_note", text=text, note=note)
         return text
 
     def _output(self, rid: str, bracket: str, text: str) -> str:
+        # rule: ctx.output.empty
         if not text:
+            # rule: ctx.output.empty
             return self._insert(rid, bracket, sentence=self._texts.render("no_output"), stored="")
         return self._insert(rid, bracket, block=text, capped=True)
 
     def _forget_reads(self, path: str) -> None:
         # The session changed the file: no earlier read of it may stand for it any more.
+        # rule: ctx.stub.own-change
+        # rule: ctx.stub.own-change-full
         self._stub_targets.pop(self.identity(path), None)
 
     def _change(self, file: PatchFile, note: str | None, given: str | None) -> str:
         rid = self._new_id(given)
         self._forget_reads(file.path)
         bracket, sentence, block = self._describe_change(file, rid, in_patch=False)
+        # rule: ctx.edit.capped
         return self._insert(rid, bracket, sentence=sentence, block=block, capped=True, note=note)
 
     def _describe_change(
@@ -351,6 +407,7 @@ class Session:
         if file.after is None:
             if in_patch:
                 return t.render("patch_deleted_bracket", path=file.path), None, None
+            # rule: ctx.edit.deleted
             return t.render("deleted_bracket", id=rid, path=file.path), None, None
         sha = self._short(content_sha(file.after))
         if in_patch:
@@ -358,17 +415,24 @@ class Session:
         else:
             bracket = t.render("file_bracket", id=rid, path=file.path, sha=sha)
         if file.before is None:
+            # rule: ctx.edit.created
             return bracket, t.render("created", lines=count_lines(file.after)), None
+        # rule: ctx.edit.diff
+        # rule: ctx.edit.max-edit
         diff = unified_diff(
             file.before, file.after, self.config.diff_context, t, self.config.diff_max_edit
         )
+        # rule: ctx.edit.no-change
         if not diff:
+            # rule: ctx.edit.no-change
             return bracket, t.render("no_change"), None
         return bracket, None, diff
 
 
 def _canonical(value: Any) -> Any:
     """Arguments as JSON compares them: a number by its value, so `1.0` is `1`."""
+    # rule: ctx.same.args
+    # rule: ctx.same.args-number-value
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
@@ -384,6 +448,7 @@ def _folded_target(target: str) -> str:
 
 def _join(bracket: str, sentence: str | None, block: str | None) -> str:
     if sentence is not None:
+        # rule: ctx.id.bracket
         return f"{bracket} {sentence}"
     if block is not None:
         return f"{bracket}\n{block}"

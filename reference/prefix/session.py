@@ -99,6 +99,7 @@ class PrefixSession:
         self._tools: tuple[str, ...] = ()
         self._offered: tuple[str, ...] = ()  # the tools of the last request: what the model saw
         self._numbers: dict[str, int] = {}
+        # rule: pfx.note.date
         self._told: dict[str, str | None] = {}  # what the model was last told of each item
         self._history: list[str] = []  # the user messages as sent, since the last compaction
         self._wrapping_up = False
@@ -136,6 +137,7 @@ class PrefixSession:
         for name in tools:
             if name not in known:
                 raise ValueError(f"no tool {name!r} in this session")
+            # rule: pfx.tools.withdrawn
             self._withdrawn.add(name)
 
     def switch_model(self, model: str) -> None:
@@ -143,6 +145,7 @@ class PrefixSession:
         if model == self.model:
             return
         self.model = model
+        # rule: pfx.system.switch
         if self._system is not None:
             self._make_prompt()
 
@@ -152,11 +155,14 @@ class PrefixSession:
         if tool not in self._offered:
             raise ValueError(f"{tool!r} is not offered in this session's last request")
         t = self._texts
+        # rule: pfx.wrap.no-call
         if self._wrapping_up:
             return t.render("wrap_up_refused")
+        # rule: pfx.tools.withdrawn
         if tool in self._withdrawn:
             return t.render("withdrawn", tool=tool)
         requires = self._requires.get(tool)
+        # rule: pfx.tools.requires
         if requires is not None and requires != self._mode:
             return t.render("unavailable", tool=tool, requires=requires, mode=self._mode)
         return result
@@ -164,15 +170,18 @@ class PrefixSession:
     def wrap_up(self) -> Request:
         """The last request of a task: the same prompt and tools, and no call runs after it."""
         self._wrapping_up = True
+        # rule: pfx.wrap.request
         return self._send(self._texts.render("wrap_up"), person=False)
 
     def compact(self) -> Request:
         """Ask for the summary as the next turn; then start the history over from it."""
+        # rule: pfx.compact.turn
         request = self._send(self._texts.render("compact_request"), person=False)
         self._history.clear()
         # A wrap-up lasts until the person's next message, through a compaction too.
         self._make_prompt()
         # The notes went with the history: what the new prompt does not hold is told again.
+        # rule: pfx.compact.after
         self._told.pop(_DATE, None)
         self._told.pop(_PLAN, None)
         return request
@@ -192,8 +201,10 @@ class PrefixSession:
             return t.render("usage_none")
 
         def shown(value: int | None) -> str:
+            # rule: pfx.usage.shown
             return t.render("not_reported") if value is None else str(value)
 
+        # rule: pfx.usage.shown
         return "\n".join(
             t.render(
                 "usage_row",
@@ -227,28 +238,35 @@ class PrefixSession:
         if first:
             # The first request waits for the MCP servers, up to mcp_wait_ms.
             wait = self.config.mcp_wait_ms
+            # rule: pfx.tools.mcp-wait
             self._connected = {s.server for s in self._servers if s.ready_ms <= wait}
             self._make_prompt()
+        # rule: pfx.system.once
         assert self._system is not None
         message = text
         if person:
             lines = self._note_lines()
             if lines:
                 note = self._texts.render("session_note", lines="\n".join(lines))
+                # rule: pfx.note.form
                 message = self._texts.render("message_with_note", note=note, text=text)
+        # rule: pfx.note.stored
         self._history.append(message)
         number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
         request = Request(number, self._system, self._tools, message)
         self._offered = self._tools
         if first:
             # A server later than the wait connects after the first request has gone.
+            # rule: pfx.tools.fixed
             self._connected = {s.server for s in self._servers}
         return request
 
     def _make_prompt(self) -> None:
         """The system prompt and tool list, from the state now; the model is told all it holds."""
         t = self._texts
+        # rule: pfx.system.no-clock
         parts = [self._base] if self._base else []
+        # rule: pfx.system.holds
         parts.append(t.render("system_mode", mode=self._mode))
         if self._personality is not None:
             parts.append(t.render("system_personality", personality=self._personality))
@@ -261,9 +279,11 @@ class PrefixSession:
                 parts.append(
                     t.render("system_mcp", server=server.server, instructions=server.instructions)
                 )
+        # rule: pfx.system.number
         self._system = t.render("system_separator").join(parts)
         offered = [tool.name for tool in self._builtin]
         offered += [name for server in servers for name in server.tools]
+        # rule: pfx.tools.requires
         self._tools = tuple(name for name in offered if name not in self._withdrawn)
         self._told.update(self._prompt_items())
 
@@ -294,33 +314,42 @@ class PrefixSession:
         """A line for each item that differs from what the model was last told; now it is told."""
         n = self._notes
         lines: list[str] = []
+        # rule: pfx.note.order
         for key, value in self._current():
             empty = "" if key.startswith((_FILE, _MCP)) else None
             told = self._told.get(key, empty)
             if value == told:
                 continue
+            # rule: pfx.note.differs
             self._told[key] = value
             if value is None:
                 continue
             if key == _DATE:
                 lines.append(n.render("date", date=value))
             elif key == _MODE:
+                # rule: pfx.note.mode
+                # rule: pfx.note.plan-ended
                 if told == self.config.plan_mode:
                     lines.append(n.render("plan_ended", mode=value))
                 else:
                     lines.append(n.render("mode", mode=value))
             elif key == _PERSONALITY:
+                # rule: pfx.note.personality
                 lines.append(n.render("personal", personality=value))
             elif key == _PLAN:
+                # rule: pfx.note.plan-edit
                 lines.append(n.render("plan_own", plan=value))
             elif key.startswith(_FILE):
                 path = key[len(_FILE) :]
+                # rule: pfx.note.file-empty
+                # rule: pfx.note.file
                 if value:
                     lines.append(n.render("file", path=path, content=value))
                 else:
                     lines.append(n.render("empty", path=path))
             elif value:
                 server = key[len(_MCP) :]
+                # rule: pfx.note.mcp
                 lines.append(n.render("mcp", server=server, instructions=value))
         return lines
 

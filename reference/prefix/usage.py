@@ -28,6 +28,7 @@ class Usage:
     @classmethod
     def of(cls, input_total: int | None, cache_read: int | None, cache_write: int | None) -> Usage:
         # Uncached is what the total holds besides the cache reads: known only when both are.
+        # rule: pfx.usage.numbers
         uncached = (
             input_total - cache_read if input_total is not None and cache_read is not None else None
         )
@@ -43,6 +44,7 @@ class Usage:
 
     def canonical(self) -> str:
         """Sorted keys, no spaces, `null` for a number not reported."""
+        # rule: pfx.usage.numbers
         return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
 
 
@@ -65,6 +67,7 @@ def _count(data: object, *keys: str) -> int | None:
     """A token count at `keys`, or None when it is absent, null, not a whole number or negative."""
     value = _dig(data, *keys)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        # rule: pfx.usage.unreported
         return None
     return value
 
@@ -86,6 +89,7 @@ def _sum(*parts: int | None) -> int | None:
 
 def _openai_chat(body: Mapping[str, Any]) -> Usage:
     # prompt_tokens includes the cached tokens; Chat Completions reports no cache writes.
+    # rule: pfx.usage.openai-chat
     return Usage.of(
         _count(body, "usage", "prompt_tokens"),
         _count(body, "usage", "prompt_tokens_details", "cached_tokens"),
@@ -94,6 +98,7 @@ def _openai_chat(body: Mapping[str, Any]) -> Usage:
 
 
 def _openai_responses(body: Mapping[str, Any]) -> Usage:
+    # rule: pfx.usage.openai-responses
     return Usage.of(
         _count(body, "usage", "input_tokens"),
         _count(body, "usage", "input_tokens_details", "cached_tokens"),
@@ -106,6 +111,7 @@ def _anthropic(body: Mapping[str, Any]) -> Usage:
     uncached_part = _count(body, "usage", "input_tokens")
     read = _count(body, "usage", "cache_read_input_tokens")
     write = _count(body, "usage", "cache_creation_input_tokens")
+    # rule: pfx.usage.anthropic
     return Usage.of(_sum(uncached_part, read, write), read, write)
 
 
@@ -116,6 +122,7 @@ def _gemini(body: Mapping[str, Any]) -> Usage:
     given = isinstance(metadata, Mapping) and "cachedContentTokenCount" in metadata
     if total is not None and not given:
         # Gemini's JSON leaves out a count that is 0, so beside a total its absence is 0.
+        # rule: pfx.usage.gemini
         read = 0
     return Usage.of(total, read, None)
 
@@ -126,20 +133,24 @@ def _llamacpp(body: Mapping[str, Any]) -> Usage:
     # prompt_n counts only the tokens processed afresh; cache_n the ones reused.
     cache_n = _count(body, "timings", "cache_n")
     prompt_n = _count(body, "timings", "prompt_n")
+    # rule: pfx.usage.llamacpp
     return Usage.of(_sum(cache_n, prompt_n), cache_n, None)
 
 
 def _vllm(body: Mapping[str, Any]) -> Usage:
     # prompt_tokens_details is null unless the server runs with --enable-prompt-tokens-details.
+    # rule: pfx.usage.vllm
     return _openai_chat(body)
 
 
 def _ollama(body: Mapping[str, Any]) -> Usage:
     total = _count(body, "prompt_eval_count")
+    # rule: pfx.usage.ollama
     return Usage.of(total, _count(body, "prompt_eval_cached_count"), None)
 
 
 def _openrouter(body: Mapping[str, Any]) -> Usage:
+    # rule: pfx.usage.openrouter
     return Usage.of(
         _count(body, "usage", "prompt_tokens"),
         _count(body, "usage", "prompt_tokens_details", "cached_tokens"),
@@ -153,6 +164,7 @@ def _deepseek(body: Mapping[str, Any]) -> Usage:
     total = _count(body, "usage", "prompt_tokens")
     if total is None:
         total = _sum(hit, miss)
+    # rule: pfx.usage.deepseek
     read = hit
     if read is None:
         read = _count(body, "usage", "prompt_tokens_details", "cached_tokens")
@@ -166,6 +178,7 @@ def _mistral(body: Mapping[str, Any]) -> Usage:
         ("usage", "prompt_token_details", "cached_tokens"),
         ("usage", "num_cached_tokens"),
     )
+    # rule: pfx.usage.mistral
     return Usage.of(_count(body, "usage", "prompt_tokens"), read, None)
 
 
@@ -174,6 +187,7 @@ def _bedrock(body: Mapping[str, Any]) -> Usage:
     # whether or not inputTokens counts the cache reads and writes.
     total = _count(body, "usage", "totalTokens")
     output = _count(body, "usage", "outputTokens")
+    # rule: pfx.usage.bedrock
     input_total = total - output if total is not None and output is not None else None
     return Usage.of(
         input_total,
@@ -189,6 +203,7 @@ def _last(events: Sequence[object], has: Callable[[Mapping[str, Any]], bool]) ->
     found: Mapping[str, Any] = {}
     for event in events:
         if isinstance(event, Mapping) and has(event):
+            # rule: pfx.usage.stream
             found = event
     return found
 
@@ -221,6 +236,7 @@ def _anthropic_stream(events: Sequence[object]) -> Mapping[str, Any]:
             if isinstance(start, Mapping):
                 usage.update(start)
         elif event.get("type") == "message_delta" and isinstance(event.get("usage"), Mapping):
+            # rule: pfx.usage.anthropic
             usage.update({k: v for k, v in event["usage"].items() if v is not None})
     return {"usage": usage} if usage else {}
 
