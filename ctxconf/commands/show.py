@@ -1,4 +1,7 @@
-"""`ctxconf show CASE`: a case's steps and the texts they insert, as a person reads them."""
+"""`ctxconf show CASE`: a case's steps and the texts they insert, as a person reads them.
+
+`ctxconf show ANCHOR` (a rule's anchor, such as ctx.stub.range): the rule's text, where the
+reference implements it, and the cases that exercise it."""
 
 from __future__ import annotations
 
@@ -6,15 +9,19 @@ import argparse
 import difflib
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from ctxconf.spec_rules import Rule, load_rules
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.specfile import (
     SpecFileError,
     display,
     list_case_files,
+    read_case_file,
     read_loop,
 )
+from ctxconf.spectools.anchors import Place, implementations
 from ctxconf.spectools.casefile import case_names, find_case
 from ctxconf.textdiff import visible
 
@@ -24,7 +31,9 @@ _FILE_FIELDS = ("before", "after", "content")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("case", metavar="CASE", help="the case's name")
+    parser.add_argument(
+        "case", metavar="CASE", help="the case's name, or a rule's anchor (ctx.stub.range)"
+    )
     add_spec_argument(parser)
 
 
@@ -84,6 +93,23 @@ def render_case(case: dict[str, Any]) -> list[str]:
     return out
 
 
+def render_rule(rule: Rule, places: list[Place], files: list[Path]) -> list[str]:
+    """A rule's heading and text, where it is implemented, and its cases by file."""
+    where = f"{display(rule.path)}:{rule.line}" if rule.path is not None else ""
+    lines = [f"{rule.anchor} {rule.title}" + (f"  ({where})" if where else ""), ""]
+    lines += ["    " + line if line else "" for line in rule.text.splitlines()]
+    lines += ["", "implemented at:"]
+    lines += [f"  {display(place.path)}:{place.line}" for place in places] or ["  (nowhere)"]
+    cases = [
+        f"  {display(path)}: {case.get('name')}"
+        for path in files
+        for case in read_case_file(path).data.get("cases", [])
+        if rule.anchor in case.get("rules", [])
+    ]
+    lines += ["", "cases:"] + (cases or ["  (none)"])
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
@@ -92,8 +118,12 @@ def run(args: argparse.Namespace) -> int:
         files = list_case_files(folder)
         found = find_case(files, args.case)
         names = case_names(files) if found is None else []
+        rule = load_rules(folder, strict=False).get(args.case) if found is None else None
     except SpecFileError as error:
         return report_error("show", error, sys.stderr)
+    if rule is not None:
+        print("\n".join(render_rule(rule, implementations().get(rule.anchor, []), files)))
+        return 0
     if found is None:
         near = difflib.get_close_matches(args.case, names, n=5, cutoff=0.6)
         near += [n for n in names if args.case in n and n not in near][: 5 - len(near)]

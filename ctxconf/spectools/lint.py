@@ -25,6 +25,7 @@ from ctxconf.reference import REGISTRY
 from ctxconf.spec_decisions import decision_findings
 from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
 from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
+from ctxconf.spectools.anchors import Place, implementations
 from ctxconf.spectools.casefile import read_json
 
 ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
@@ -233,6 +234,24 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
     for anchor, (md, line) in anchors.items():
         if anchor not in named:
             yield Finding(str(md), line, f"rule {anchor} has no case")
+    yield from check_anchors_in_code(anchors)
+
+
+def check_anchors_in_code(
+    anchors: dict[str, tuple[Path, int]], implemented: dict[str, list[Place]] | None = None
+) -> Iterator[Finding]:
+    """Each rule is named where the reference implements it (`# rule: ANCHOR`), and each name
+    there is a rule of the spec."""
+    implemented = implementations() if implemented is None else implemented
+    for anchor, (md, line) in anchors.items():
+        if anchor not in implemented:
+            message = f"rule {anchor} is implemented nowhere in the reference (# rule: {anchor})"
+            yield Finding(str(md), line, message)
+    for anchor, places in implemented.items():
+        if anchor not in anchors:
+            for place in places:
+                message = f"'# rule: {anchor}' names a rule the spec does not declare"
+                yield Finding(str(place.path), place.line, message)
 
 
 def _op_enums(defs: dict[str, Any]) -> dict[str, str]:
