@@ -19,11 +19,12 @@ from .usage import Usage, normalise_usage
 AREA = Area(
     name="prefix",
     anchor_prefix="pfx.",
-    ops=PREFIX_OPS,
-    config=PrefixConfig.from_loop,
-    run=run_prefix_steps,
+    # Its requests' texts, and the notes a request carries, which the context area words.
     texts=(("prefix", "texts"), ("context", "note")),
+    config=PrefixConfig.from_loop,
+    ops=PREFIX_OPS,
     step_problems=step_problems,
+    run=run_prefix_steps,
     fuzz_module="ctxconf.reference.prefix.fuzz",
 )
 
