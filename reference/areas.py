@@ -3,7 +3,7 @@
 Every area's cases run against the same `loop.json`; an area reads its own sections of it
 (`config`). Everything else in ctxconf — validation, lint, the runner, the fuzzer, the pytest
 plugin — loops over `REGISTRY` and names no area. Adding an area is a folder beside `context/` and
-`prefix/` and one line in `REGISTRY`.
+`prefix/` and its name in `FOLDERS`.
 """
 
 from __future__ import annotations
