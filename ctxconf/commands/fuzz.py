@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ctxconf.commands._impl import add_impl_argument
-from ctxconf.fuzzing.command import AREA, DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, FuzzRequest, execute
+from ctxconf.fuzzing.command import FuzzRequest, execute
+from ctxconf.fuzzing.model import AREA, DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from ctxconf.reference import AREAS
 
 
