@@ -27,7 +27,6 @@ from typing import Any
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 
 from ctxconf.areaschemas import spec_schema
 from ctxconf.jsonpos import Position, escape, pointer
@@ -43,12 +42,11 @@ from ctxconf.specfile import (
     plural,
     read_json_document,
 )
+from ctxconf.spectools.schema_messages import allowed_keys, schema_message
 
 # Steps that make no result, so take no number.
 _NOT_RESULTS = ("compact", "reply")
 _ID_DIGITS = 4
-# Past this many allowed keys, naming them all makes the line harder to read, not easier.
-_MAX_KEYS_LISTED = 10
 
 
 @dataclass(frozen=True)
@@ -301,40 +299,10 @@ def _schema_problems(doc: _Document, validator: Draft202012Validator) -> Iterato
             allowed = list(schema.get("properties", {}))
             for key in error.instance:
                 if key not in allowed:
-                    message = f"unknown key {key!r}{_allowed(allowed)}"
+                    message = f"unknown key {key!r}{allowed_keys(allowed)}"
                     yield doc.problem(f"{at}/{escape(key)}", message, "schema.unknown-key")
             continue
-        yield doc.problem(at, _message(error, schema), f"schema.{keyword}")
-
-
-def _allowed(keys: Sequence[str]) -> str:
-    if not keys:
-        return " (this object takes no other keys)"
-    if len(keys) > _MAX_KEYS_LISTED:
-        return ""
-    return f" (allowed: {', '.join(keys)})"
-
-
-def _message(error: ValidationError, schema: Mapping[str, Any]) -> str:
-    message = error.message
-    alternatives = error.context or []
-    if error.validator in ("anyOf", "oneOf") and alternatives:
-        if all(sub.validator == "required" for sub in alternatives):
-            missing = sorted(
-                {
-                    key
-                    for sub in alternatives
-                    if isinstance(sub.validator_value, list) and isinstance(sub.instance, dict)
-                    for key in sub.validator_value
-                    if key not in sub.instance
-                }
-            )
-            message = "needs " + " or ".join(repr(key) for key in missing)
-        else:
-            message = "fits none of: " + "; ".join(sub.message for sub in alternatives)
-    title = schema.get("title")
-    # A step shape's title names its op and fields: say which shape the value was held to.
-    return f"{message} (a {title})" if isinstance(title, str) else message
+        yield doc.problem(at, schema_message(error, schema), f"schema.{keyword}")
 
 
 # --- checks beyond the schemas -------------------------------------------------------------------
