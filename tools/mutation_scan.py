@@ -1,6 +1,7 @@
 """A blind mutation scan of the reference: how many small source changes does the suite catch?
 
-Each mutant changes one token on one line of `reference/*.py` (a comparison, an arithmetic
+Each mutant changes one token on one line of the reference's code (`reference/**/*.py`, its
+fuzzing aside) (a comparison, an arithmetic
 sign, a number, a boolean, `and`/`or`, a `reversed`); the bundled cases then run against it.
 A mutant that every case passes *survived*: either the suite misses something, or the change
 makes no difference (an equivalent mutant), which only reading it tells. Unlike the targeted
@@ -24,6 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
+
+
+def _sources() -> list[Path]:
+    """The reference's code that runs a case: not its fuzzing, which only the fuzzer loads."""
+    skipped = {"fuzz", "fuzzing.py", "__pycache__"}
+    return sorted(p for p in REFERENCE.rglob("*.py") if not skipped & set(p.parts))
+
+
 SWAPS: list[tuple[str, str]] = [
     (r" < ", " <= "),
     (r" <= ", " < "),
@@ -102,16 +111,17 @@ def main() -> int:
     killed, survived = 0, []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
-        for source_file in sorted(REFERENCE.glob("*.py")):
+        for source_file in _sources():
             source = source_file.read_text()
             for number, (index, mutated) in enumerate(mutants(source)):
-                name = f"scan_{source_file.stem}_{number}"
+                relative = source_file.relative_to(REFERENCE)
+                name = f"scan_{'_'.join(relative.with_suffix('').parts)}_{number}"
                 target = Path(temp) / name
                 shutil.copytree(REFERENCE, target, ignore=shutil.ignore_patterns("__pycache__"))
                 lines = source.split("\n")
                 original = lines[index]
                 lines[index] = mutated
-                (target / source_file.name).write_text("\n".join(lines))
+                (target / relative).write_text("\n".join(lines))
                 signal.alarm(10)  # a mutant that loops for ever is caught too
                 try:
                     module = load(target, name)
@@ -127,11 +137,11 @@ def main() -> int:
                     killed += 1
                 else:
                     survived.append(
-                        f"{source_file.name}:{index + 1}: {original.strip()}  ->  {mutated.strip()}"
+                        f"{relative}:{index + 1}: {original.strip()}  ->  {mutated.strip()}"
                     )
     total = killed + len(survived)
     print(
-        f"{total} mutants of reference/*.py: {killed} caught, {len(survived)} survived "
+        f"{total} mutants of reference/: {killed} caught, {len(survived)} survived "
         f"({100 * killed / max(total, 1):.1f} % caught) in {time.perf_counter() - start:.1f}s"
     )
     if args.show_survivors:
