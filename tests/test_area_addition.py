@@ -23,7 +23,10 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
     touched = add_toy_area(root)
     assert [path.relative_to(root).as_posix() for path in touched] == [
-        "reference/toy", "spec/loop.json", "spec/conformance/toy.json", "reference/areas.py"
+        "reference/toy",
+        "spec/loop.json",
+        "spec/conformance/toy.json",
+        "reference/areas.py",
     ]
     return root
 

@@ -15,8 +15,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # Each folder of the checkout and the package name it installs as.
 PACKAGES = {"reference": "ctxconf.reference", "runner": "ctxconf.runner", "ctxconf": "ctxconf"}
 # What only the command line and the tools built on both layers may import.
-TOOLS = ("ctxconf.cli", "ctxconf.commands", "ctxconf.spectools", "ctxconf.fuzzing",
-         "ctxconf.pytest_plugin", "ctxconf.probe")
+TOOLS = (
+    "ctxconf.cli",
+    "ctxconf.commands",
+    "ctxconf.spectools",
+    "ctxconf.fuzzing",
+    "ctxconf.pytest_plugin",
+    "ctxconf.probe",
+)
 
 
 def _module(path: Path) -> tuple[str, bool]:
@@ -44,8 +50,9 @@ def imports(path: Path, text: str | None = None) -> Iterator[tuple[int, str]]:
                 base = ".".join([*anchor, base] if base else anchor)
             yield node.lineno, base
             # `from ctxconf import reference` imports the subpackage itself.
-            yield from ((node.lineno, f"{base}.{alias.name}") for alias in node.names
-                        if base == "ctxconf")
+            yield from (
+                (node.lineno, f"{base}.{alias.name}") for alias in node.names if base == "ctxconf"
+            )
 
 
 def _sources(folder: str) -> list[Path]:
@@ -103,6 +110,7 @@ def test_the_direction_test_sees_a_break() -> None:
 @pytest.mark.parametrize("module", ["ctxconf.reference", "ctxconf.runner.engine"])
 def test_embedding_imports_no_test_or_fuzz_dependency(module: str) -> None:
     code = f"import sys, {module}; print(sorted({{'hypothesis', 'pytest'}} & set(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
