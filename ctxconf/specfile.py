@@ -19,6 +19,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,9 @@ def display(path: Path) -> str:
     return str(path)
 
 
+# The bytes read so far inside `read_once`, by absolute path; None outside it.
+_READ: ContextVar[dict[Path, bytes] | None] = ContextVar("spec_files_read", default=None)
+
 _KINDS = {
     stat.S_IFDIR: "a folder",
     stat.S_IFIFO: "a FIFO",
@@ -104,6 +108,36 @@ def read_bytes(path: Path, what: str = "file") -> bytes:
 
     The kind of file is checked before it is opened, and it is opened non-blocking, so a FIFO,
     a device or a link to /dev/zero is refused rather than read or waited on."""
+    cache = _READ.get()
+    key = Path(os.path.abspath(path))
+    if cache is not None and key in cache:
+        return cache[key]
+    raw = _read_bytes(path, what)
+    if cache is not None:
+        cache[key] = raw
+    return raw
+
+
+class ReadOnce:
+    """Within it, each spec file is read from disk once: a command that goes over a spec folder
+    in several passes (`ctxconf check`) reads each file once and parses the same bytes.
+
+    A class, not a generator: contextlib's would set `__traceback__` on an exception passing
+    through, which a frozen exception class refuses."""
+
+    def __enter__(self) -> None:
+        self._token = _READ.set({})
+
+    def __exit__(self, *exc: object) -> None:
+        _READ.reset(self._token)
+
+
+def read_once() -> ReadOnce:
+    """`with read_once():` each spec file is read from disk once (see ReadOnce)."""
+    return ReadOnce()
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
     name = display(path)
     try:
         info = os.stat(path)

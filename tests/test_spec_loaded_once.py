@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from ctxconf import specfile
+from ctxconf.cli import main
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.runner.engine import RunOptions, run_suite
+from ctxconf.spec_rules import markdown_files
 from ctxconf.spectools import validate
 
 SPEC = bundled_spec_dir()
@@ -57,3 +59,21 @@ def test_the_quick_check_agrees_with_the_full_one(path: Path) -> None:
     for document in [data, *_broken(data)]:
         valid = not any(True for _ in full.iter_errors(document))
         assert validate._surely_valid(specfile.CASES, document) == valid
+
+
+def test_check_reads_each_spec_file_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reads: collections.Counter[str] = collections.Counter()
+    real = specfile._read_bytes
+
+    def counting(path: Path, what: str) -> bytes:
+        reads[Path(path).name] += 1
+        return real(path, what)
+
+    monkeypatch.setattr(specfile, "_read_bytes", counting)
+    assert main(["check", "--spec", str(SPEC)]) == 0
+    assert "ctxconf check passed" in capsys.readouterr().out
+    files = ["loop.json", *(p.name for p in specfile.list_case_files(SPEC))]
+    files += [p.name for p in markdown_files(SPEC)]
+    assert dict(reads) == dict.fromkeys(files, 1)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
-from ctxconf.specfile import SpecFileError, plural
+from ctxconf.specfile import SpecFileError, plural, read_once
 from ctxconf.spectools.check import check_spec
 from ctxconf.spectools.validate import UnusableInput
 
@@ -19,7 +19,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         folder = resolve_spec(args.spec)
         announce(folder, sys.stderr, given=args.spec)
-        stages = check_spec(folder)
+        with read_once():  # every stage reads the same files: from disk once
+            stages = check_spec(folder)
     except SpecFileError as error:
         return report_error("check", error, sys.stderr)
     except UnusableInput as error:

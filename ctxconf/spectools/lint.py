@@ -210,7 +210,7 @@ def check_rules_and_cases(spec: Path, cases_by_file: dict[Path, Any]) -> Iterato
     anchors: dict[str, tuple[Path, int]] = {}
     for md in markdown_files(spec):
         try:
-            rules = parse_rules(md.read_text(encoding="utf-8"), md)
+            rules = parse_rules(read_text_file(md), md)
         except SpecRulesError as error:
             for problem in error.problems:
                 yield Finding(str(md), problem.line, problem.message)
@@ -327,7 +327,7 @@ def check_versions(
 ) -> Iterator[Finding]:
     version = loop.get("version")
     for md in markdown_files(spec):
-        md_text = md.read_text(encoding="utf-8")
+        md_text = read_text_file(md)
         match = _VERSION_LINE.search(md_text)
         if match is None:
             yield Finding(str(md), 1, "no 'Spec version: X' line")
@@ -402,7 +402,7 @@ def lint_spec(spec: Path) -> list[Finding]:
         read_text_file(md_path)  # refused here, with its place, before any check reads it
     findings: list[Finding] = []
     for md_path in markdown_files(spec):
-        md = md_path.read_text(encoding="utf-8")
+        md = read_text_file(md_path)
         area = md_path.stem  # context.md is the text of loop.json's context, and so on
         found = loop.get(area)
         section: dict[str, Any] = found if isinstance(found, dict) else {}
