@@ -33,6 +33,7 @@ from ctxconf.runner.report_markdown import markdown_html
 from ctxconf.runner.results import schema_problems
 from ctxconf.spec_rules import Rule, load_rules
 from tests.cli import ctxconf
+from tests.interrupted_run import write_interrupted_run
 
 SPEC = bundled_spec_dir()
 CASES = {
@@ -674,23 +675,8 @@ def test_report_command_compare_alone_writes_no_page(tmp_path: Path) -> None:
 
 
 def test_the_report_of_a_run_cut_short_by_a_signal_says_so(tmp_path: Path) -> None:
-    from ctxconf.runner.engine import RunOptions, run_suite
-    from ctxconf.runner.reference_impl import ReferenceImplementation
-    from ctxconf.runner.transports import FakeTransport, Message
-
-    reference = ReferenceImplementation()
-
-    def answer(request: Message) -> Message:
-        if request["seq"] == 3:
-            raise KeyboardInterrupt
-        return reference.run(request)
-
     results = tmp_path / "r.json"
-    run_suite(
-        RunOptions(impl="fake"),
-        factory=lambda: FakeTransport(answer, hello=reference.hello()),
-        results_path=results,
-    )
+    write_interrupted_run(results, interrupted_at_seq=3)
     ctxconf("report", results, "--html", tmp_path / "r.html", expect=None)
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     finished = len(json.loads(results.read_text(encoding="utf-8"))["cases"])

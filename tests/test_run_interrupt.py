@@ -16,6 +16,7 @@ import pytest
 from ctxconf.runner.results import load
 
 from .cli import ctxconf
+from .interrupted_run import write_interrupted_run
 
 FAUX = Path(__file__).resolve().parent / "fauxmplementations"
 
@@ -108,23 +109,8 @@ def test_a_signal_keeps_what_was_there_and_what_was_done(
 
 
 def test_ctxconf_report_loads_an_interrupted_run(tmp_path: Path) -> None:
-    from ctxconf.runner.engine import RunOptions, run_suite
-    from ctxconf.runner.reference_impl import ReferenceImplementation
-    from ctxconf.runner.transports import FakeTransport, Message
-
-    reference = ReferenceImplementation()
-
-    def answer(request: Message) -> Message:
-        if request["seq"] == 2:
-            raise KeyboardInterrupt
-        return reference.run(request)
-
     results = tmp_path / "r.json"
-    run_suite(
-        RunOptions(impl="fake"),
-        factory=lambda: FakeTransport(answer, hello=reference.hello()),
-        results_path=results,
-    )
+    write_interrupted_run(results, interrupted_at_seq=2)
     done = ctxconf("report", results, "--html", tmp_path / "r.html", expect=None)
     assert done.returncode in (0, 1), done
     assert os.path.exists(tmp_path / "r.html")
@@ -136,9 +122,22 @@ def test_a_signal_before_hello_keeps_the_previous_results(tmp_path: Path) -> Non
     results.write_text("previous", encoding="utf-8")
     silent = f"cmd:{sys.executable} -c 'import time; time.sleep(600)'"
     run = subprocess.Popen(
-        [sys.executable, "-m", "ctxconf", "run", "--impl", silent, "--json", results,
-         "--timeout", "60"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "ctxconf",
+            "run",
+            "--impl",
+            silent,
+            "--json",
+            results,
+            "--timeout",
+            "60",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60
