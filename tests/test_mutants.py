@@ -2,42 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from ctxconf.paths import bundled_spec_dir
 from ctxconf.spec_rules import load_rules
 
+from .bundled_suite import CASES, SPEC, failing_cases
 from .decision_variants import DECISION_VARIANTS
 from .mutants import MUTANTS, Mutant, load_mutant
-
-SPEC = bundled_spec_dir()
-LOOP: dict[str, Any] = json.loads((SPEC / "loop.json").read_text(encoding="utf-8"))
-# Every case of every area, each with its area: (area, case).
-CASES: list[tuple[str, dict[str, Any]]] = [
-    (doc["area"], case)
-    for doc in (
-        json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted((SPEC / "conformance").glob("*.json"))
-    )
-    for case in doc["cases"]
-]
-
-
-def _failing_cases(module: Any, cases: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    failing = []
-    for area, case in cases:
-        try:
-            outputs = module.run_area_case(area, case, LOOP)
-        except Exception:
-            failing.append(case["name"])
-            continue
-        if outputs != case["expect"]:
-            failing.append(case["name"])
-    return failing
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.rule}:{m.name}")
@@ -45,7 +18,7 @@ def test_mutant_fails_a_case_of_its_rule(mutant: Mutant, tmp_path: Path) -> None
     module = load_mutant(mutant, tmp_path)
     tagged = [(area, case) for area, case in CASES if mutant.rule in case["rules"]]
     assert tagged, f"no case is tagged {mutant.rule}"
-    assert _failing_cases(module, tagged), (
+    assert failing_cases(module, tagged), (
         f"mutant {mutant.name} breaks {mutant.rule}, yet every case tagged with it passes"
     )
 
@@ -66,4 +39,4 @@ def test_both_areas_have_cases() -> None:
 def test_unmutated_copy_passes_every_case(tmp_path: Path) -> None:
     # The mutant loader itself must not break the reference.
     module = load_mutant(Mutant("ctx.none", "identity", "context/session.py", ()), tmp_path)
-    assert _failing_cases(module, CASES) == []
+    assert failing_cases(module, CASES) == []
