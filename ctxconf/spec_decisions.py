@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxconf.spec_finding import Finding
 from ctxconf.spec_rules import ANCHOR_PATTERN, Rule, load_rules, spec_files
 from ctxconf.specfile import SpecFileError, read_text_file
 
@@ -39,16 +40,6 @@ class Decision:
     cases: tuple[str, ...]
     line: int  # 1-based line of the row
     path: Path | None = None
-
-
-@dataclass(frozen=True, order=True)
-class DecisionFinding:
-    file: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
 
 
 def is_decision(rule: Rule) -> bool:
@@ -114,7 +105,7 @@ def load_decisions(spec_dir: Path) -> dict[str, Decision]:
 
 def decision_findings(
     spec_dir: Path, cases: Iterable[tuple[str, Sequence[str]]]
-) -> Iterator[DecisionFinding]:
+) -> Iterator[Finding]:
     """Where the decision marks, the Decisions tables and the cases' rules disagree.
 
     `cases` are (name, rules) of every case of the spec folder.
@@ -132,7 +123,7 @@ def decision_findings(
             continue  # the spec reader reports it with its place
         rows, bad = parse_decisions(text, path)
         for line in bad:
-            yield DecisionFinding(
+            yield Finding(
                 str(path),
                 line,
                 "a Decisions row must be: | [`anchor`](#link) | question | "
@@ -141,26 +132,26 @@ def decision_findings(
         for row in rows:
             rule = rules.get(row.anchor)
             if row.anchor in seen:
-                yield DecisionFinding(str(path), row.line, f"decision {row.anchor} has two rows")
+                yield Finding(str(path), row.line, f"decision {row.anchor} has two rows")
                 continue
             seen.add(row.anchor)
             if rule is None:
                 message = f"decision {row.anchor} is no rule of the spec text"
-                yield DecisionFinding(str(path), row.line, message)
+                yield Finding(str(path), row.line, message)
                 continue
             if not is_decision(rule):
                 message = f"rule {row.anchor} has a Decisions row but no line '{MARK} …'"
-                yield DecisionFinding(str(path), row.line, message)
+                yield Finding(str(path), row.line, message)
             expected = tagged.get(row.anchor, [])
             if sorted(row.cases) != sorted(expected):
                 listed = ", ".join(expected) or "none"
                 message = f"decision {row.anchor} lists other cases than those tagged: {listed}"
-                yield DecisionFinding(str(path), row.line, message)
+                yield Finding(str(path), row.line, message)
     for anchor, rule in rules.items():
         if is_decision(rule) and anchor not in seen:
             where = str(rule.path) if rule.path else "spec"
             message = f"rule {anchor} is marked '{MARK}' but has no row in a Decisions table"
-            yield DecisionFinding(where, rule.line, message)
+            yield Finding(where, rule.line, message)
 
 
 def decisions_of(rules: Mapping[str, Rule]) -> list[str]:

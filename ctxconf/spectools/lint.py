@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from ctxconf.jsonpos import value_spans
 from ctxconf.paths import schemas_dir
 from ctxconf.reference import REGISTRY
 from ctxconf.spec_decisions import decision_findings
+from ctxconf.spec_finding import Finding
 from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
 from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
 from ctxconf.spectools.anchors import Place, implementations
@@ -35,16 +35,6 @@ _VERSION_LINE = re.compile(r"^Spec version: (\S+)\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\\\{([a-z_]+)\\\}")
 _INLINE_RESULT = re.compile(r"`(\[#[^`]*)`")
 _RENDER = re.compile(r"""render\(\s*["']([a-z_]+)["']""")
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    file: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -272,8 +262,7 @@ def check_decisions(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Find
         for _, doc in cases_by_file.values()
         for case in doc.get("cases", [])
     ]
-    for finding in decision_findings(spec, cases):
-        yield Finding(finding.file, finding.line, finding.message)
+    yield from decision_findings(spec, cases)
 
 
 def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
