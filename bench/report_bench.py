@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runner_bench import write_section  # a sibling script, not a package
+
 from ctxconf import __version__
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import run_case
@@ -317,15 +319,8 @@ def section(command: str, rows: Sequence[Measured], loaded: Loaded | None) -> st
 
 
 def write_readme(text: str) -> None:
-    """Replace the Report section between its markers, or append it; other sections stay."""
-    current = README.read_text(encoding="utf-8")
-    if START_MARKER in current and END_MARKER in current:
-        head, rest = current.split(START_MARKER, 1)
-        tail = rest.split(END_MARKER, 1)[1].removeprefix("\n")
-        updated = head + text + tail
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    README.write_text(updated, encoding="utf-8")
+    """Replace the Report section of the README, or append it; other sections stay."""
+    write_section(README, text, (START_MARKER, END_MARKER))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

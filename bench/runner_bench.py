@@ -334,16 +334,23 @@ def _load() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def write_readme(text: str) -> None:
-    """Replace the Runner section between its markers, or append it; other sections stay."""
-    current = README.read_text(encoding="utf-8") if README.exists() else "# Benchmarks\n"
-    if START_MARKER in current and END_MARKER in current:
-        head, rest = current.split(START_MARKER, 1)
-        tail = rest.split(END_MARKER, 1)[1].removeprefix("\n")
+def write_section(readme: Path, text: str, markers: tuple[str, str]) -> None:
+    """Replace the section between `markers` (`text` holds them too), or append it; other
+    sections stay. A README not there yet starts with its title."""
+    start_marker, end_marker = markers
+    current = readme.read_text(encoding="utf-8") if readme.exists() else "# Benchmarks\n"
+    if start_marker in current and end_marker in current:
+        head, rest = current.split(start_marker, 1)
+        tail = rest.split(end_marker, 1)[1].removeprefix("\n")
         updated = head + text + tail
     else:
         updated = current.rstrip("\n") + "\n\n" + text
-    README.write_text(updated, encoding="utf-8")
+    readme.write_text(updated, encoding="utf-8")
+
+
+def write_readme(text: str) -> None:
+    """Replace the Runner section of the README, or append it."""
+    write_section(README, text, (START_MARKER, END_MARKER))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
