@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,46 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; only its parent's bookkeeping is left
 
 
+@dataclass(frozen=True)
+class Stopped:
+    returncode: int
+    stdout: str
+    stderr: str
+    spawned: set[int]  # the processes under the run when it was signalled
+
+
+def _run_then_signal(
+    *args: str | Path,
+    cwd: Path,
+    sent: signal.Signals,
+    processes: int,
+    before_signal: Callable[[], None] = lambda: None,
+) -> Stopped:
+    """Start `ctxconf run` with `args`, wait for `processes` processes under it, send `sent`."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "ctxconf", "run", *map(str, args)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_descendants(run.pid)) < processes:
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.05)
+        time.sleep(0.2)  # let the last of them get under way
+        spawned = _descendants(run.pid)
+        before_signal()
+        run.send_signal(sent)
+        stdout, stderr = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    return Stopped(run.returncode, stdout, stderr, spawned)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree in /proc")
 @pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=str)
 def test_a_signal_keeps_what_was_there_and_what_was_done(
@@ -61,42 +103,27 @@ def test_a_signal_keeps_what_was_there_and_what_was_done(
     results = tmp_path / "r.json"
     ctxconf("run", "--impl", "reference", "-k", "stub", "--json", results, cwd=tmp_path)
     previous = results.read_bytes()
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ctxconf",
-            "run",
-            "--impl",
-            f"cmd:{sys.executable} hang.py",
-            "--json",
-            results,
-            "--junit",
-            tmp_path / "junit.xml",
-            "--timeout",
-            "60",
-        ],
-        cwd=FAUX,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        # hang.py hangs on the second case with a child of its own: wait for that grandchild.
-        deadline = time.monotonic() + 60
-        while len(_descendants(run.pid)) < 2:
-            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
-            time.sleep(0.05)
-        time.sleep(0.2)
-        spawned = _descendants(run.pid)
+
+    def still_whole() -> None:
         assert results.read_bytes() == previous  # the run is under way: the old file is whole
-        run.send_signal(sent)
-        stdout, stderr = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
-    assert run.returncode == 130, stdout + stderr
+
+    # hang.py hangs on the second case with a child of its own: wait for that grandchild.
+    stopped = _run_then_signal(
+        "--impl",
+        f"cmd:{sys.executable} hang.py",
+        "--json",
+        results,
+        "--junit",
+        tmp_path / "junit.xml",
+        "--timeout",
+        "60",
+        cwd=FAUX,
+        sent=sent,
+        processes=2,
+        before_signal=still_whole,
+    )
+    stdout, stderr = stopped.stdout, stopped.stderr
+    assert stopped.returncode == 130, stdout + stderr
     assert "Traceback" not in stderr, stderr
     done = load(results)
     assert done.footer.interrupted and done.footer.exit_code == 130
@@ -104,7 +131,7 @@ def test_a_signal_keeps_what_was_there_and_what_was_done(
     assert (tmp_path / "junit.xml").exists()
     assert "interrupted: 1 of " in stderr
     assert stdout.rstrip().split("\n")[-1].startswith("1 passed, 0 failed")
-    assert not [pid for pid in spawned if _alive(pid)], "an implementation process was left"
+    assert not [pid for pid in stopped.spawned if _alive(pid)], "an implementation process was left"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml", "r.json"]
 
 
@@ -121,38 +148,20 @@ def test_a_signal_before_hello_keeps_the_previous_results(tmp_path: Path) -> Non
     results = tmp_path / "r.json"
     results.write_text("previous", encoding="utf-8")
     silent = f"cmd:{sys.executable} -c 'import time; time.sleep(600)'"
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ctxconf",
-            "run",
-            "--impl",
-            silent,
-            "--json",
-            results,
-            "--timeout",
-            "60",
-        ],
+    stopped = _run_then_signal(
+        "--impl",
+        silent,
+        "--json",
+        results,
+        "--timeout",
+        "60",
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        sent=signal.SIGTERM,
+        processes=1,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not _descendants(run.pid):
-            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
-            time.sleep(0.05)
-        spawned = _descendants(run.pid)
-        run.send_signal(signal.SIGTERM)
-        stdout, stderr = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
-    assert run.returncode == 130, stdout + stderr
+    stdout, stderr = stopped.stdout, stopped.stderr
+    assert stopped.returncode == 130, stdout + stderr
     assert "interrupted before any case ran" in stderr and "Traceback" not in stderr
     assert results.read_text(encoding="utf-8") == "previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
-    assert not [pid for pid in spawned if _alive(pid)]
+    assert not [pid for pid in stopped.spawned if _alive(pid)]
