@@ -276,7 +276,8 @@ def test_a_response_of_the_wrong_shape_is_refused(provider: str, body: Any, stre
 
 
 def test_schema_steps_are_the_reference_ops() -> None:
-    defs = json.loads((schemas_dir() / "cases.schema.json").read_text(encoding="utf-8"))["$defs"]
+    path = schemas_dir() / "areas" / "prefix.schema.json"
+    defs = json.loads(path.read_text(encoding="utf-8"))["$defs"]
     assert set(defs["prefix_op"]["enum"]) == PREFIX_OPS
     assert set(defs["provider"]["enum"]) == set(PROVIDERS)
     branches = defs["prefix_step"]["allOf"]
@@ -285,7 +286,7 @@ def test_schema_steps_are_the_reference_ops() -> None:
         op = branch["if"]["properties"]["op"]["const"]
         shape = defs[branch["then"]["$ref"].removeprefix("#/$defs/")]
         assert shape["properties"]["op"] == {"const": op}
-        assert shape["additionalProperties"] is False
+        assert "additionalProperties" not in shape  # open: the case file closes it
         assert shape["title"].startswith(f"{op} step ")
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from ctxconf.areaschemas import schema_validator
 from ctxconf.paths import bundled_spec_dir, schemas_dir
 from ctxconf.runner.protocol import (
     ProtocolError,
@@ -33,7 +34,7 @@ CASES: list[dict[str, Any]] = [  # every bundled case, in run order, with its ar
 
 
 def _validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads((PROTOCOL / name).read_text(encoding="utf-8")))
+    return schema_validator(PROTOCOL / name)
 
 
 def _errors(name: str, message: object) -> list[str]:
@@ -90,7 +91,7 @@ def test_context_steps_are_checked_by_their_op() -> None:
     assert _errors("run-request.json", request)
     request = run_request(0, "context", {"steps": [{**read, "content": "x\n"}]})
     assert _errors("run-request.json", request) == []
-    # Other areas' steps have their own shapes (schemas/cases.schema.json).
+    # Other areas' steps have their own shapes (schemas/areas/<area>.schema.json).
     assert _errors("run-request.json", {**request, "area": "prefix"}) == []
 
 

@@ -13,6 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import ctxconf.reference
+from ctxconf.areaschemas import schema_validator
 from ctxconf.paths import bundled_spec_dir, schemas_dir
 from ctxconf.reference.context import adapter
 from ctxconf.reference.context.config import Limits
@@ -41,7 +42,7 @@ def test_schema_is_valid_against_its_metaschema(path: Path) -> None:
 
 
 def errors(schema_name: str, path: Path) -> list[str]:
-    validator = Draft202012Validator(load(SCHEMAS / schema_name))
+    validator = schema_validator(SCHEMAS / schema_name)
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(load(path))]
 
 
@@ -75,12 +76,12 @@ def test_loop_schema_cap_is_the_reference_cap() -> None:
     cap = load(SCHEMAS / "loop.schema.json")["$defs"]["cap"]
     fields = {field.name for field in dataclasses.fields(Limits)}
     assert set(cap["required"]) == set(cap["properties"]) == fields
-    limits = load(SCHEMAS / "cases.schema.json")["$defs"]["limits"]
+    limits = load(SCHEMAS / "areas" / "context.schema.json")["$defs"]["limits"]
     assert set(limits["properties"]) == fields
 
 
 def test_cases_schema_has_one_step_shape_per_reference_op() -> None:
-    defs = load(SCHEMAS / "cases.schema.json")["$defs"]
+    defs = load(SCHEMAS / "areas" / "context.schema.json")["$defs"]
     assert set(defs["op"]["enum"]) == set(adapter.OPS)
     branches = defs["step"]["allOf"]
     assert {b["if"]["properties"]["op"]["const"] for b in branches} == set(adapter.OPS)
@@ -88,18 +89,34 @@ def test_cases_schema_has_one_step_shape_per_reference_op() -> None:
         op = branch["if"]["properties"]["op"]["const"]
         shape = defs[branch["then"]["$ref"].removeprefix("#/$defs/")]
         assert shape["properties"]["op"] == {"const": op}
-        assert shape["additionalProperties"] is False
+        assert "additionalProperties" not in shape  # open: the case file closes it
         assert shape["title"].startswith(f"{op} step ")
 
 
+def _shared(path: Path) -> set[str]:
+    """The shapes a case file closes and a run request leaves open: each area's case fields and
+    step shapes, and the fields every case has."""
+    defs = load(path)["$defs"]
+    if path.name == "cases.schema.json":
+        return {f"{path.name}/$defs/case"}
+    return {
+        f"{path.name}/$defs/{name}"
+        for name, shape in defs.items()
+        if name == "case" or "const" in shape.get("properties", {}).get("op", {})
+    }
+
+
 def test_every_object_in_the_schemas_is_closed() -> None:
-    """Each schema that describes an object with named keys refuses every other key."""
+    """Each schema that describes an object with named keys refuses every other key, but for
+    the shapes a case file closes where it uses them."""
+    shared: set[str] = set()
 
     def walk(node: Any, where: str) -> list[str]:
         open_objects = []
         if isinstance(node, dict):
-            if "properties" in node and "allOf" not in node:
-                if node.get("additionalProperties", True) is not False:
+            closed = node.get("additionalProperties", node.get("unevaluatedProperties"))
+            if "properties" in node and "allOf" not in node and where not in shared:
+                if closed is not False:
                     open_objects.append(where)
             for key, value in node.items():
                 if key not in ("if", "properties"):
@@ -112,5 +129,7 @@ def test_every_object_in_the_schemas_is_closed() -> None:
                 open_objects.extend(walk(item, f"{where}/{index}"))
         return open_objects
 
-    for path in (SCHEMAS / "loop.schema.json", SCHEMAS / "cases.schema.json"):
+    areas = sorted((SCHEMAS / "areas").glob("*.schema.json"))
+    for path in (SCHEMAS / "loop.schema.json", SCHEMAS / "cases.schema.json", *areas):
+        shared = _shared(path) if path.parent.name == "areas" or "cases" in path.name else set()
         assert walk(load(path), path.name) == []

@@ -9,9 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
-from ctxconf.areaschemas import CASES, spec_schema
+from ctxconf.areaschemas import CASES, spec_validator
 from ctxconf.atomic import write_text_atomic
 from ctxconf.fuzzing.model import DEFAULT_REPORTS, Case, Finding
 from ctxconf.fuzzing.strategies import area_fuzz
@@ -70,7 +68,7 @@ def finding_document(finding: Finding, seed: int, impl: str, config: Any) -> dic
         "cases": [case],
     }
     # A failure here is a bug in ctxconf.
-    Draft202012Validator(spec_schema(CASES)).validate(document)
+    spec_validator(CASES).validate(document)
     return document
 
 

@@ -245,7 +245,7 @@ def check_anchors_in_code(
 
 
 def _op_enums(defs: dict[str, Any]) -> dict[str, str]:
-    """Each area's enum of step ops in cases.schema.json $defs: the enum of exactly its ops."""
+    """Each area's enum of step ops in its schema's $defs: the enum of exactly its ops."""
     return {
         name: key
         for name, area in REGISTRY.items()
@@ -267,23 +267,23 @@ def check_decisions(spec: Path, cases_by_file: dict[Path, Any]) -> Iterator[Find
 
 def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
     """Every op the schema allows in an area is used by a case of that area."""
-    schema_path = schemas_dir() / "cases.schema.json"
-    text = schema_path.read_text(encoding="utf-8")
-    schema = json.loads(text)
-    spans = value_spans(text)
     used: dict[str, set[str]] = {}
     for _, doc in cases_by_file.values():
         ops = used.setdefault(str(doc.get("area")), set())
         ops.update(
             str(step.get("op")) for case in doc.get("cases", []) for step in case.get("steps", [])
         )
-    for area, name in _op_enums(schema.get("$defs", {})).items():
-        if area not in used:
-            continue
-        line = _line_of(text, spans.get(f"/$defs/{name}/enum", (0, 0))[0])
-        for op in schema.get("$defs", {}).get(name, {}).get("enum", []):
-            if op not in used[area]:
-                yield Finding(str(schema_path), line, f"{area} op {op!r} has no case")
+    for schema_path in sorted((schemas_dir() / "areas").glob("*.schema.json")):
+        text = schema_path.read_text(encoding="utf-8")
+        schema = json.loads(text)
+        spans = value_spans(text)
+        for area, name in _op_enums(schema.get("$defs", {})).items():
+            if area not in used:
+                continue
+            line = _line_of(text, spans.get(f"/$defs/{name}/enum", (0, 0))[0])
+            for op in schema.get("$defs", {}).get(name, {}).get("enum", []):
+                if op not in used[area]:
+                    yield Finding(str(schema_path), line, f"{area} op {op!r} has no case")
 
 
 def check_ids(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:

@@ -28,7 +28,7 @@ from typing import Any
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 
-from ctxconf.areaschemas import spec_schema
+from ctxconf.areaschemas import compiled_spec_validator, registry, spec_schema, spec_validator
 from ctxconf.jsonpos import Position, escape, pointer
 from ctxconf.reference import REGISTRY
 from ctxconf.specfile import (
@@ -42,7 +42,7 @@ from ctxconf.specfile import (
     plural,
     read_json_document,
 )
-from ctxconf.spectools.schema_messages import allowed_keys, schema_message
+from ctxconf.spectools.schema_messages import allowed_keys, named_keys, schema_message
 
 # Steps that make no result, so take no number.
 _NOT_RESULTS = ("compact", "reply")
@@ -204,12 +204,12 @@ def _schema(kind: str) -> dict[str, Any]:
 
 @functools.cache
 def _validator(kind: str) -> Draft202012Validator:
-    return Draft202012Validator(_schema(kind))
+    return spec_validator(kind)
 
 
 @functools.cache
 def _compiled(kind: str) -> jsonschema_rs.Validator:
-    return jsonschema_rs.validator_for(_schema(kind))
+    return compiled_spec_validator(kind)
 
 
 def _surely_valid(kind: str, data: object) -> bool:
@@ -300,6 +300,14 @@ def _schema_problems(doc: _Document, validator: Draft202012Validator) -> Iterato
             for key in error.instance:
                 if key not in allowed:
                     message = f"unknown key {key!r}{allowed_keys(allowed)}"
+                    yield doc.problem(f"{at}/{escape(key)}", message, "schema.unknown-key")
+            continue
+        if keyword == "unevaluatedProperties" and isinstance(error.instance, dict):
+            # A shape shared with the protocol, closed by the case file: the same words.
+            named = named_keys(error, validator, registry())
+            for key in error.instance:
+                if named is not None and key not in named:
+                    message = f"unknown key {key!r}{allowed_keys(named)}"
                     yield doc.problem(f"{at}/{escape(key)}", message, "schema.unknown-key")
             continue
         yield doc.problem(at, schema_message(error, schema), f"schema.{keyword}")
