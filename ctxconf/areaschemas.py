@@ -13,6 +13,11 @@ An area whose record names schemas of its own (`Area.case_schema`, `Area.loop_sc
 folder) is added when the schemas are loaded: its name joins the areas a case file may have, its
 file shape a branch of the case-file schema, its loop.json section a property of the loop schema.
 Each is embedded as a resource of its own (its `$id`), so its own `$ref`s resolve inside it.
+
+A run request's steps are checked by its area: `run_request_schema` adds one branch per registered
+area to protocol/run-request.json, `$ref`ing the same case and step shapes the case-file schema
+names for that area, open. An area whose shapes live in its own folder has a closed file shape
+only; its requests are held to the fields every area shares.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import functools
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator
@@ -33,6 +39,7 @@ from ctxconf.reference import REGISTRY
 
 LOOP, CASES = "loop", "cases"
 FILES: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
+RUN_REQUEST = "protocol/run-request.json"
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -109,6 +116,42 @@ def compiled_spec_validator(kind: str) -> jsonschema_rs.Validator:
     return jsonschema_rs.validator_for(bundled(spec_schema(kind)))
 
 
+def _open_shapes(area: str) -> dict[str, Any] | None:
+    """What the case-file schema holds a case of `area` to, by absolute `$ref`, without closing
+    it: the area's case fields and its step shape; None for an area it does not name."""
+    cases = _read(schemas_dir() / FILES[CASES])
+    closed = cases["$defs"].get(f"{area}_case")
+    if closed is None:
+        return None
+    base = cases["$id"]
+    case_refs = [urljoin(base, part["$ref"]) for part in closed.get("allOf", []) if "$ref" in part]
+    step_ref = urljoin(base, closed["properties"]["steps"]["items"]["$ref"])
+    return {
+        "allOf": [{"$ref": ref} for ref in case_refs],
+        "properties": {"steps": {"items": {"$ref": step_ref}}},
+    }
+
+
+@functools.cache
+def run_request_schema() -> dict[str, Any]:
+    """protocol/run-request.json with each registered area's steps checked by that area's
+    shapes, picked by the request's `area`."""
+    schema = copy.deepcopy(_read(schemas_dir() / RUN_REQUEST))
+    for name in REGISTRY:
+        shapes = _open_shapes(name)
+        if shapes is not None:
+            schema.setdefault("allOf", []).append(
+                {
+                    "if": {"required": ["area"], "properties": {"area": {"const": name}}},
+                    "then": {"properties": {"case": shapes}},
+                }
+            )
+    return schema
+
+
 def schema_validator(path: Path) -> Draft202012Validator:
-    """A validator of the schema file at `path` (a protocol message's, say)."""
+    """A validator of the schema file at `path` (a protocol message's, say); a run request's
+    with every area's steps in it."""
+    if path.resolve() == (schemas_dir() / RUN_REQUEST).resolve():
+        return validator_for(run_request_schema())
     return validator_for(_read(path))

@@ -143,3 +143,29 @@ def test_a_step_shape_is_written_in_exactly_one_file() -> None:
     texts = [path.read_text(encoding="utf-8") for path in SCHEMAS.rglob("*.json")]
     for _, description in places:
         assert sum(json.dumps(description) in text for text in texts) == 1, description
+
+
+def _steps_of(area: str) -> list[dict[str, Any]]:
+    return [step for name, case in _cases() if name == area for step in case["steps"]]
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name)
+def test_a_run_request_is_held_to_its_areas_step_shapes(path: Path) -> None:
+    """A request's steps are checked by the area it names: an op of this area with its fields
+    removed is refused, and so is each other area's op under this area's name."""
+    validator = schema_validator(RUN_REQUEST)
+    area = load(path)["area"]
+    step = next(step for step in _steps_of(area) if len(step) > 1)
+    bare = run_request(0, area, {"steps": [{"op": step["op"]}]})
+    assert list(validator.iter_errors(bare)), f"{area}: a bare {step['op']!r} step passed"
+    own = {step["op"] for step in _steps_of(area)}
+    for other in {name for name, _ in _cases()} - {area}:
+        for op in sorted({step["op"] for step in _steps_of(other)} - own):
+            request = run_request(0, area, {"steps": [{"op": op}]})
+            assert list(validator.iter_errors(request)), f"{area}: {other}'s {op!r} passed"
+
+
+def test_run_request_json_names_no_area() -> None:
+    """The per-area branches are added from the registry when the schema loads, so adding an
+    area leaves the published file as it is."""
+    assert "areas/" not in json.dumps(load(RUN_REQUEST).get("allOf", []))
