@@ -70,3 +70,23 @@ def compare_results(
         if key not in after:
             removed.append(CaseChange(key[0], key[1], verdict, None))
     return Comparison(label, newly_failing, newly_passing, still_failing, added, removed)
+
+
+def format_comparison(comparison: Comparison) -> str:
+    """The comparison as plain text lines, for the terminal."""
+    lines = [f"compared with {comparison.earlier}:" if comparison.earlier else "compared:"]
+    for title, changes in comparison_lists(comparison):
+        lines.append(f"  {title}: {len(changes)}")
+        for change in changes:
+            lines.append(f"    {change.key}  ({change.before or '-'} -> {change.after or '-'})")
+    return "\n".join(lines)
+
+
+def comparison_lists(comparison: Comparison) -> list[tuple[str, list[CaseChange]]]:
+    return [
+        ("newly failing", comparison.newly_failing),
+        ("newly passing", comparison.newly_passing),
+        ("still failing", comparison.still_failing),
+        ("added", comparison.added),
+        ("removed", comparison.removed),
+    ]
