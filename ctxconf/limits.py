@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import secrets
+from decimal import Decimal
 from typing import Any
 
 MAX_JSON_DEPTH = 256  # arrays and objects inside each other; the spec's deepest is under 10
@@ -40,9 +43,31 @@ def _float(literal: str) -> float:
     return value
 
 
+class ExactNumber(Decimal):
+    """A JSON number with a fraction or an exponent, kept as the exact decimal its text writes
+    (a double would round `12345678901234567890.0`), and written back as that same text."""
+
+    text: str
+
+    def __new__(cls, literal: str) -> ExactNumber:
+        number = super().__new__(cls, literal)
+        number.text = literal
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _exact(literal: str) -> ExactNumber:
+    _float(literal)  # the same limits: a number a double cannot hold finitely is refused
+    return ExactNumber(literal)
+
+
 # The number hooks, for other decoders that keep to the same limits (the spec reader's scan).
 parse_int = _int
 parse_float = _float
+# Spec files: numbers by the exact decimal value their text writes.
+parse_exact_float = _exact
 
 
 def _constant(name: str) -> Any:
@@ -50,6 +75,7 @@ def _constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_int=_int, parse_float=_float, parse_constant=_constant)
+_EXACT_DECODER = json.JSONDecoder(parse_int=_int, parse_float=_exact, parse_constant=_constant)
 
 
 def depth(value: object) -> int:
@@ -78,13 +104,14 @@ def check_depth(value: object) -> None:
         raise LimitError(f"arrays and objects nest deeper than {MAX_JSON_DEPTH} levels")
 
 
-def parse_json(text: str | bytes) -> Any:
+def parse_json(text: str | bytes, *, exact: bool = False) -> Any:
     """`json.loads` within the limits: LimitError for what breaks one of them,
-    json.JSONDecodeError (a ValueError too) for what is not JSON."""
+    json.JSONDecodeError (a ValueError too) for what is not JSON. `exact`: a number with a
+    fraction or an exponent is an `ExactNumber`, not a double."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     try:
-        value = _DECODER.decode(text)
+        value = (_EXACT_DECODER if exact else _DECODER).decode(text)
     except RecursionError:
         raise LimitError(f"arrays and objects nest deeper than {MAX_JSON_DEPTH} levels") from None
     check_depth(value)
@@ -99,3 +126,22 @@ def dumps_checked(value: object) -> str:
         return json.dumps(value, allow_nan=False)
     except RecursionError:
         raise LimitError(f"arrays and objects nest deeper than {MAX_JSON_DEPTH} levels") from None
+
+
+def dumps(value: object, **options: Any) -> str:
+    """`json.dumps(value, **options)` that writes a `Decimal` as its text (an `ExactNumber` as
+    the text it was read from), which the standard library cannot: each is written as a quoted
+    placeholder first, which no string of `value` can hold, then replaced by its digits."""
+    numbers: list[str] = []
+    marker = "exact-number-" + secrets.token_hex(16) + "-"
+
+    def number(item: object) -> str:
+        if isinstance(item, Decimal) and item.is_finite():
+            numbers.append(str(item))
+            return f"{marker}{len(numbers) - 1}"
+        raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+
+    text = json.dumps(value, default=number, **options)
+    if not numbers:
+        return text
+    return re.sub(rf'"{marker}(\d+)"', lambda match: numbers[int(match.group(1))], text)

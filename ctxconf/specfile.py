@@ -236,7 +236,7 @@ def _no_constant(name: str) -> Any:
 # well-formed file; anything it refuses is scanned again to find the place.
 _STRICT = json.JSONDecoder(
     parse_int=limits.parse_int,
-    parse_float=limits.parse_float,
+    parse_float=limits.parse_exact_float,
     parse_constant=_no_constant,
     object_pairs_hook=_unique_keys,
 )
@@ -270,7 +270,7 @@ def parse_json_text(text: str, name: str) -> tuple[Any, dict[str, Position] | No
             problem_code="duplicate-key",
         )
     try:
-        data = limits.parse_json(text)
+        data = limits.parse_json(text, exact=True)
     except ValueError as error:  # the scan saw it first; kept so no exception escapes
         raise SpecFileError(name, f"invalid JSON: {error}", place=(1, 1)) from None
     return data, found.positions

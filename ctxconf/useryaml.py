@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +159,11 @@ class _Converter:
                 raise _Refused(
                     f"{node.value} is not a finite number, which JSON needs", node.start_mark
                 )
-            return number
+            # The exact decimal the text writes, as a case file holds it (not the double).
+            try:
+                return Decimal(node.value.replace("_", ""))
+            except InvalidOperation:  # a YAML-only spelling (`1:30.5`): the value YAML reads
+                return Decimal(repr(number))
         raise _Refused(f"a {_tag_name(tag)} value, which JSON cannot carry", node.start_mark)
 
 

@@ -13,12 +13,11 @@ bounded number of lines.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-from ctxconf import textdiff
+from ctxconf import limits, textdiff
 from ctxconf.spec_decisions import Decision
 
 from .decision_groups import DecisionGroup, decision_groups
@@ -51,7 +50,7 @@ def visible_diff(expected: str, actual: str, context: int = 3) -> str:
 
 
 def _step_input(step: Mapping[str, object], limit: int = 300) -> str:
-    text = json.dumps(dict(step), ensure_ascii=False)
+    text = limits.dumps(dict(step), ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

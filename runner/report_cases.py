@@ -8,7 +8,6 @@ page carries its details in a data block.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -16,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ctxconf import limits
 from ctxconf.spec_rules import Rule
 
 from .report_compare import FAILING
@@ -91,10 +91,10 @@ def _step_fields(step: Mapping[str, Any], compact: bool) -> list[StepField]:
         elif isinstance(value, str):
             fields.append(StepField(name, value, []))
         elif isinstance(value, (int, float, bool)) or value is None:
-            fields.append(StepField(name, json.dumps(value), []))
+            fields.append(StepField(name, limits.dumps(value), []))
         else:
             fields.append(
-                _block_field(name, json.dumps(value, indent=2, ensure_ascii=False), compact)
+                _block_field(name, limits.dumps(value, indent=2, ensure_ascii=False), compact)
             )
     return fields
 

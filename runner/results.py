@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from ctxconf.limits import MAX_SPEC_FILE_BYTES, LimitError, parse_json
+from ctxconf.limits import MAX_SPEC_FILE_BYTES, LimitError, dumps, parse_json
 
 from .errors import ResultsFileError
 
@@ -269,7 +269,7 @@ def results_from_json(data: Mapping[str, Any]) -> Results:
 
 
 def _line(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
 class ResultsWriter:

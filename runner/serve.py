@@ -56,7 +56,7 @@ class BadRequest(Exception):
 def parse_request(data: bytes) -> Message:
     """One request's bytes as a protocol message, or BadRequest saying what is wrong."""
     try:
-        message = parse_json(data)
+        message = parse_json(data, exact=True)  # numbers by their exact value
     except LimitError as error:
         raise BadRequest(f"the request is refused: {error}") from None
     except ValueError as error:  # JSONDecodeError, and UnicodeDecodeError for bytes

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ctxconf.limits import parse_exact_float
 from ctxconf.paths import bundled_spec_dir
 
 SPEC = bundled_spec_dir()
@@ -14,7 +15,8 @@ LOOP: dict[str, Any] = json.loads((SPEC / "loop.json").read_text(encoding="utf-8
 CASES: list[tuple[str, dict[str, Any]]] = [
     (doc["area"], case)
     for doc in (
-        json.loads(path.read_text(encoding="utf-8"))
+        # Numbers as ctxconf reads them: by the exact decimal their text writes.
+        json.loads(path.read_text(encoding="utf-8"), parse_float=parse_exact_float)
         for path in sorted((SPEC / "conformance").glob("*.json"))
     )
     for case in doc["cases"]

@@ -135,12 +135,12 @@ _MORE_VARIANTS = (
     _v(
         "ctx.same.args-any-order",
         "members-in-written-order",
-        ("[tool, _canonical(args)], sort_keys=True,", "[tool, _canonical(args)], sort_keys=False,"),
+        ("tuple(sorted((key, _canonical(item))", "tuple(((key, _canonical(item))"),
     ),
     _v(
         "ctx.same.args-number-value",
         "numbers-as-written",
-        ("    if isinstance(value, float) and value.is_integer():", "    if False:"),
+        ('return ("number", Decimal(value))', 'return ("number", str(value))'),
     ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
@@ -148,6 +148,11 @@ DECISION_VARIANTS: dict[str, Mutant] = {
 }
 
 SHORTCUTS: tuple[Mutant, ...] = (
+    _v(
+        "ctx.same.args",
+        "numbers-as-doubles",
+        ('return ("number", Decimal(value))', 'return ("number", float(value))'),
+    ),
     _v(
         "ctx.id.number",
         "numbers-only-steps-without-an-id",

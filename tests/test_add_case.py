@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxconf import limits
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import OPS_BY_AREA
 from ctxconf.spectools.regen import splice
@@ -120,13 +121,13 @@ def test_splice_keeps_every_byte_outside_the_edits() -> None:
 
 def test_regen_rewrites_many_stale_cases_in_one_pass(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
-    data = json.loads(cases.read_text(encoding="utf-8"))
+    data = limits.parse_json(cases.read_text(encoding="utf-8"), exact=True)
     stale = [c for c in data["cases"] if c.get("origin") != "authors"]
     for case in stale:
         case["expect"] = ["stale"] * len(case["steps"])
-    cases.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    cases.write_text(limits.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     done = ctxconf("regen", "--spec", spec)
     assert f"in {len(stale)} cases;" in done.stdout
-    assert json.loads(cases.read_text(encoding="utf-8")) == json.loads(
-        (bundled_spec_dir() / "conformance" / "context.json").read_text(encoding="utf-8")
-    )
+    assert cases.read_text(encoding="utf-8") == (
+        bundled_spec_dir() / "conformance" / "context.json"
+    ).read_text(encoding="utf-8")

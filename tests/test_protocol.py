@@ -12,6 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from ctxconf.areaschemas import schema_validator
+from ctxconf.limits import parse_exact_float
 from ctxconf.paths import bundled_spec_dir, schemas_dir
 from ctxconf.runner.protocol import (
     ProtocolError,
@@ -28,7 +29,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 CASES: list[dict[str, Any]] = [  # every bundled case, in run order, with its area
     {**case, "area": data["area"]}
     for path in sorted((bundled_spec_dir() / "conformance").glob("*.json"))
-    for data in [json.loads(path.read_text(encoding="utf-8"))]
+    for data in [json.loads(path.read_text(encoding="utf-8"), parse_float=parse_exact_float)]
     for case in data["cases"]
 ]
 

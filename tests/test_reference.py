@@ -8,11 +8,14 @@ from typing import Any
 
 import pytest
 
+from ctxconf.limits import parse_exact_float
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import ContextConfig, PatchFile, Session, run_case
 
 CASE_FILE = bundled_spec_dir() / "conformance" / "context.json"
-CASES: list[dict[str, Any]] = json.loads(CASE_FILE.read_text(encoding="utf-8"))["cases"]
+CASES: list[dict[str, Any]] = json.loads(
+    CASE_FILE.read_text(encoding="utf-8"), parse_float=parse_exact_float
+)["cases"]
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "context.json"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxconf import limits
 from ctxconf.paths import bundled_spec_dir
 
 from .cli import ctxconf
@@ -64,8 +65,8 @@ def test_regen_changes_exactly_the_affected_expectations(spec: Path) -> None:
 def test_regen_without_changes_keeps_the_file_byte_for_byte(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
     # An editor's own formatting: compact separators, which a re-dump would not keep.
-    data = json.loads(cases.read_text(encoding="utf-8"))
-    cases.write_text(json.dumps(data, ensure_ascii=True, separators=(",", ":")), encoding="utf-8")
+    data = limits.parse_json(cases.read_text(encoding="utf-8"), exact=True)
+    cases.write_text(limits.dumps(data, ensure_ascii=True, separators=(",", ":")), encoding="utf-8")
     before = cases.read_bytes()
     done = ctxconf("regen", "--spec", spec)
     assert "0 files written" in done.stdout

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from ctxconf import limits
 from ctxconf.spec_rules import Rule, load_rules
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.specfile import (
@@ -66,7 +66,7 @@ def render_case(case: dict[str, Any]) -> list[str]:
     if case.get("origin"):
         out.append(f"  origin: {case['origin']}")
     if case.get("limits"):
-        out.append("  limits: " + json.dumps(case["limits"]))
+        out.append("  limits: " + limits.dumps(case["limits"]))
     steps, expects = case["steps"], case.get("expect", [])
     for index, (step, expect) in enumerate(zip(steps, expects, strict=False)):
         # Scalars go on the step's line; texts, files and structured fields get a block each.
@@ -76,13 +76,13 @@ def render_case(case: dict[str, Any]) -> list[str]:
             if k not in ("op", *_LONG_FIELDS, "files") and not isinstance(v, (dict, list))
         }
         out.append("")
-        scalars = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items())
+        scalars = " ".join(f"{k}={limits.dumps(v, ensure_ascii=False)}" for k, v in fields.items())
         out.append(f"step {index}: {step['op']} {scalars}")
         for name, value in step.items():
             if name not in (*_LONG_FIELDS, "files") and isinstance(value, (dict, list)):
                 # A response body or a tool list reads better indented than on one long line.
                 out.append(f"  {name}:")
-                out += _block(json.dumps(value, indent=2, ensure_ascii=False))
+                out += _block(limits.dumps(value, indent=2, ensure_ascii=False))
         for name in _LONG_FIELDS:
             if name in step:
                 out.append(f"  {name}:")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxconf import limits
 from ctxconf.areaschemas import CASES, spec_validator
 from ctxconf.atomic import write_text_atomic
 from ctxconf.fuzzing.model import DEFAULT_REPORTS, Case, Finding
@@ -38,7 +38,7 @@ def guess_rules(finding: Finding, config: Any) -> list[str]:
 
 def case_name(seed: int, case: Case) -> str:
     """`fuzz-SEED-HASH`: the hash of the session, so two findings never share a name."""
-    canonical = json.dumps(case, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    canonical = limits.dumps(case, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return f"fuzz-{seed}-{hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:8]}"
 
 
@@ -80,7 +80,7 @@ _ESCAPED = re.compile(
 
 
 def document_text(document: Mapping[str, Any]) -> str:
-    text = json.dumps(document, indent=2, ensure_ascii=False)
+    text = limits.dumps(document, indent=2, ensure_ascii=False)
     return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
@@ -117,9 +117,9 @@ def describe_finding(finding: Finding) -> list[str]:
     steps = finding.case["steps"]
     out = [f"the session ({len(steps)} steps):"]
     if "limits" in finding.case:
-        out.append(f"  limits {json.dumps(finding.case['limits'])}")
+        out.append(f"  limits {limits.dumps(finding.case['limits'])}")
     for index, step in enumerate(steps):
-        out.append(f"  {index:>3}  {_shorten(json.dumps(step))}")
+        out.append(f"  {index:>3}  {_shorten(limits.dumps(step))}")
     if finding.actual is None:
         out.append(f"the implementation failed the session: {finding.failure}")
         if finding.stderr.strip():

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxconf import limits
 from ctxconf.jsonpos import value_spans
 from ctxconf.specfile import SpecFileError, editing, read_case_file
 
@@ -60,11 +61,11 @@ def with_case(text: str, case: dict[str, Any]) -> str:
     count = len(json.loads(text)["cases"])
     if count:
         indent = indent_at(text, spans[f"/cases/{count - 1}"][0])
-        body = json.dumps(case, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+        body = limits.dumps(case, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
         last_end = spans[f"/cases/{count - 1}"][1]
         text = text[:last_end] + ",\n" + indent + body + text[last_end:]
     else:
-        body = json.dumps([case], indent=2, ensure_ascii=False)
+        body = limits.dumps([case], indent=2, ensure_ascii=False)
         text = text[:start] + body + text[end:]
     json.loads(text)
     return text

@@ -8,10 +8,10 @@ carries (what a stub may name), and which full reads the next compaction summary
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from .cap import cap_text
@@ -81,7 +81,7 @@ class Session:
         self._indexes: dict[str, LineIndex] = {}  # line starts of recalled results
         # What the request being built carries: emptied by a reply and by compaction.
         self._stub_targets: dict[str, list[_FullRead]] = {}
-        self._listings: dict[str, _Listing] = {}
+        self._listings: dict[tuple[str, Any], _Listing] = {}
         # The full reads the next compaction summary covers, newest last: emptied by compaction.
         self._covered: dict[str, _FullRead] = {}
 
@@ -221,9 +221,7 @@ class Session:
             return self._output(rid, bracket, text)
         # rule: ctx.same.args
         # rule: ctx.same.args-any-order
-        key = json.dumps(
-            [tool, _canonical(args)], sort_keys=True, ensure_ascii=False, separators=(",", ":")
-        )
+        key = (tool, _canonical(args))
         earlier = self._listings.get(key)
         # rule: ctx.same.result
         if earlier is not None and earlier.text == text:
@@ -430,16 +428,21 @@ class Session:
 
 
 def _canonical(value: Any) -> Any:
-    """Arguments as JSON compares them: a number by its value, so `1.0` is `1`."""
+    """Arguments as JSON compares them, as a key: an object's members in any order, arrays in
+    order, a number by the exact decimal it writes (a case's numbers with a fraction or an
+    exponent are Decimals, so `12345678901234567890.0` is `12345678901234567890` while `1e16` is
+    not `10000000000000001`; a float is taken at its exact value). Each value carries its JSON
+    type, so no string is ever taken for a number."""
     # rule: ctx.same.args
-    # rule: ctx.same.args-number-value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
     if isinstance(value, dict):
-        return {key: _canonical(item) for key, item in value.items()}
+        # rule: ctx.same.args-any-order
+        return ("object", tuple(sorted((key, _canonical(item)) for key, item in value.items())))
     if isinstance(value, list):
-        return [_canonical(item) for item in value]
-    return value
+        return ("array", tuple(_canonical(item) for item in value))
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        # rule: ctx.same.args-number-value
+        return ("number", Decimal(value))  # Decimals are equal, and hash alike, by exact value
+    return (type(value).__name__, value)
 
 
 def _folded_target(target: str) -> str:

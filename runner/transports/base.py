@@ -15,6 +15,7 @@ import socket
 import threading
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ctxconf import limits
 from ctxconf.limits import LimitError, parse_json
 
 Message = dict[str, Any]
@@ -71,7 +72,7 @@ class CaseFailure(Exception):
 
 
 def encode_message(message: Message) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return limits.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def decode_message(data: bytes) -> Message:
@@ -104,7 +105,7 @@ def check_characters(value: object) -> None:
     """CaseFailure if `value` holds a lone surrogate (JSON allows the escape; Unicode has no such
     character, and it could be neither shown nor written to the results file)."""
     try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        limits.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as error:
         bad = error.object[error.start : error.end]
         pointer = _first_unencodable(value)

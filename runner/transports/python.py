@@ -14,13 +14,13 @@ instead, where a hang is killed like any `cmd:` implementation's.
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ctxconf import limits
 from ctxconf.limits import LimitError, dumps_checked, parse_json
 
 from .base import CaseFailure, Message, check_characters, clamp_timeout
@@ -74,7 +74,8 @@ class PythonTransport:
         return self._call(self._implementation.hello, self._timeout, "hello()")
 
     def run(self, request: Message, timeout: float) -> Message:
-        copy = json.loads(json.dumps(request))
+        # Through JSON, as every transport sends it: numbers keep their exact value.
+        copy = parse_json(limits.dumps(request), exact=True)
         return self._call(lambda: self._implementation.run(copy), timeout, "run()")
 
     def close(self) -> None:
