@@ -143,8 +143,34 @@ _MORE_VARIANTS = (
         ('return ("number", Decimal(value))', 'return ("number", str(value))'),
     ),
 )
+# The prefix area's decisions, each read the other way in its reference.
+_PREFIX_VARIANTS = (
+    Mutant(
+        "pfx.tools.mcp-wait-inclusive",
+        "ready-at-the-end-is-late",
+        "prefix/session.py",
+        (("if s.ready_ms <= wait}", "if s.ready_ms < wait}"),),
+    ),
+    Mutant(
+        "pfx.wrap.refused-first",
+        "tool-refusal-first",
+        "prefix/session.py",
+        (
+            (
+                '        if self._wrapping_up:\n            return t.render("wrap_up_refused")\n',
+                "",
+            ),
+            (
+                "        return result\n\n    def wrap_up",
+                "        if self._wrapping_up:\n"
+                '            return t.render("wrap_up_refused")\n'
+                "        return result\n\n    def wrap_up",
+            ),
+        ),
+    ),
+)
 DECISION_VARIANTS: dict[str, Mutant] = {
-    variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS)
+    variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)
 }
 
 SHORTCUTS: tuple[Mutant, ...] = (

@@ -156,6 +156,7 @@ class PrefixSession:
             raise ValueError(f"{tool!r} is not offered in this session's last request")
         t = self._texts
         # rule: pfx.wrap.no-call
+        # rule: pfx.wrap.refused-first
         if self._wrapping_up:
             return t.render("wrap_up_refused")
         # rule: pfx.tools.withdrawn
@@ -239,6 +240,7 @@ class PrefixSession:
             # The first request waits for the MCP servers, up to mcp_wait_ms.
             wait = self.config.mcp_wait_ms
             # rule: pfx.tools.mcp-wait
+            # rule: pfx.tools.mcp-wait-inclusive
             self._connected = {s.server for s in self._servers if s.ready_ms <= wait}
             self._make_prompt()
         # rule: pfx.system.once
