@@ -9,12 +9,12 @@ renamed) with every expected text stale, then times reading, regenerating and wr
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
+from ctxconf import limits
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.specfile import read_loop
 from ctxconf.spectools.regen import regenerate
@@ -24,7 +24,7 @@ def stale_spec(folder: Path, count: int) -> Path:
     spec = folder / "spec"
     shutil.copytree(bundled_spec_dir(), spec)
     path = spec / "conformance" / "context.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = limits.parse_json(path.read_text(encoding="utf-8"), exact=True)
     # Authors' cases are never rewritten by default, so only the others are copied.
     seeds = [case for case in data["cases"] if case.get("origin") != "authors"]
     cases = []
@@ -33,7 +33,7 @@ def stale_spec(folder: Path, count: int) -> Path:
         case["expect"] = ["stale"] * len(case["steps"])
         cases.append(case)
     data["cases"] = cases
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(limits.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return spec
 
 

@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxconf import limits
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.runner.engine import RunOptions, run_suite
 
@@ -57,9 +58,10 @@ SLEEP = 0.020
 SLEEPY = f'''
 """The reference over JSON lines, {SLEEP * 1000:g} ms slower per case."""
 import json, sys, time
+from ctxconf.limits import parse_json
 from ctxconf.runner.reference_impl import hello, run
 for raw in sys.stdin.buffer:
-    message = json.loads(raw)
+    message = parse_json(raw, exact=True)
     if message["cmd"] == "stop":
         break
     if message["cmd"] == "run":
@@ -175,14 +177,14 @@ def _repeated_cases(
     paths: list[Path] = []
     count = 0
     for source_path in sorted((bundled_spec_dir() / "conformance").glob("*.json")):
-        source = json.loads(source_path.read_text(encoding="utf-8"))
+        source = limits.parse_json(source_path.read_text(encoding="utf-8"), exact=True)
         cases = [
             {**case, "name": f"{case['name']}-{round_}"}
             for round_ in range(repeat)
             for case in source["cases"]
         ][:limit]
         path = folder / f"{source_path.stem}-x{repeat}.json"
-        path.write_text(json.dumps({**source, "cases": cases}), encoding="utf-8")
+        path.write_text(limits.dumps({**source, "cases": cases}), encoding="utf-8")
         paths.append(path)
         count += len(cases)
     return tuple(paths), count
