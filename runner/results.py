@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -272,6 +273,34 @@ def _line(value: object) -> str:
     return dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _doubles(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {key: _doubles(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_doubles(item) for item in value]
+    return value
+
+
+def _steps_exact(data: Any) -> Any:
+    """A results file's data with the cases' steps as they were sent, numbers by their exact
+    decimal value (`12345678901234567890.0` is no double), and every other number (durations,
+    counts) a double as the run wrote it."""
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        return _doubles(data)
+    return {
+        key: [_case_steps_exact(case) for case in value] if key == "cases" else _doubles(value)
+        for key, value in data.items()
+    }
+
+
+def _case_steps_exact(case: Any) -> Any:
+    if not isinstance(case, dict):
+        return _doubles(case)
+    return {key: item if key == "steps" else _doubles(item) for key, item in case.items()}
+
+
 class ResultsWriter:
     """Writes a results file as the run goes: the header, each case as it is known, the footer.
 
@@ -368,7 +397,7 @@ def load(path: Path) -> Results:
         hint="run `ctxconf run` again and let it finish",
     )
     try:
-        data = parse_json(text)
+        data = _steps_exact(parse_json(text, exact=True))
     except LimitError as error:
         raise ResultsFileError(f"{path}: refused: {error}") from None
     except json.JSONDecodeError as error:
