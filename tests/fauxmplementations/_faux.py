@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from decimal import Decimal  # numbers by exact value, as the reference reads them
 from typing import Any
 
 from ctxconf.runner.reference_impl import hello as reference_hello
@@ -41,7 +42,7 @@ def serve(
 ) -> None:
     """Answer as the reference does, except `on_broken_run` answers (or not) the broken case."""
     for raw in sys.stdin.buffer:
-        message = json.loads(raw)
+        message = json.loads(raw, parse_float=Decimal)
         command = message.get("cmd")
         if command == "hello":
             send(on_hello() if on_hello is not None else reference_hello())

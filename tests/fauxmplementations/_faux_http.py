@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from decimal import Decimal  # numbers by exact value, as the reference reads them
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -24,7 +25,9 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, reference_hello())
 
     def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        message = json.loads(
+            self.rfile.read(int(self.headers["Content-Length"])), parse_float=Decimal
+        )
         if message.get("seq") == BROKEN_SEQ and Handler.on_broken_run is not None:
             Handler.on_broken_run(self, message)
         else:

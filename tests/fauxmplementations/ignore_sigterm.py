@@ -5,6 +5,7 @@ import json
 import signal
 import subprocess
 import sys
+from decimal import Decimal  # numbers by exact value, as the reference reads them
 
 from _faux import reference_hello, reference_run, send
 
@@ -17,7 +18,7 @@ child = subprocess.Popen([sys.executable, "-c", IGNORE_AND_SLEEP])
 sys.stderr.write(f"ignore_sigterm: child pid {child.pid}\n")
 sys.stderr.flush()
 for raw in sys.stdin.buffer:
-    message = json.loads(raw)
+    message = json.loads(raw, parse_float=Decimal)
     if message.get("cmd") == "hello":
         send(reference_hello())
     elif message.get("cmd") == "run":
