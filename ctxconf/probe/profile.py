@@ -16,6 +16,9 @@ from typing import Any, Literal
 
 import yaml
 
+from ctxconf.specfile import SpecFileError
+from ctxconf.useryaml import load_user_yaml
+
 from .errors import ProbeDataError
 from .schemas import validate_data
 from .wire import Shape
@@ -120,25 +123,21 @@ def bundled_profiles() -> list[str]:
 
 
 def load_profile(name_or_path: str) -> Profile:
-    """A bundled profile by harness name, or a profile file by path."""
-    path: Path | None
+    """A bundled profile by harness name, or a profile file by path. A user's file goes through
+    the project's one reader of user-written YAML, so it is bounded like any other."""
     if name_or_path in bundled_profiles():
         file = _harness_folder() / f"{name_or_path}.yaml"
-        source, text, path = f"harness {name_or_path}", file.read_text(encoding="utf-8"), None
-    else:
-        path = Path(name_or_path)
-        if not path.is_file():
-            known = ", ".join(bundled_profiles())
-            raise ProbeDataError(f"{name_or_path}: no such harness profile (bundled: {known})")
-        source, text = str(path), path.read_text(encoding="utf-8")
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))  # shipped with the package
+        return profile_from_data(data, f"harness {name_or_path}", None)
+    path = Path(name_or_path)
+    if not path.is_file():
+        known = ", ".join(bundled_profiles())
+        raise ProbeDataError(f"{name_or_path}: no such harness profile (bundled: {known})")
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        place = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or "not YAML"
-        raise ProbeDataError(f"{source}{place}: {problem}") from None
-    return profile_from_data(data, source, path.resolve() if path else None)
+        data = load_user_yaml(path, "harness profile").data
+    except SpecFileError as error:
+        raise ProbeDataError(error.message) from None
+    return profile_from_data(data, str(path), path.resolve())
 
 
 __all__ = ["Drive", "Profile", "UsageOutput", "bundled_profiles", "load_profile"]

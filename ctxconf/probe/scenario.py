@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ctxconf.limits import LimitError, parse_json
+
 from .errors import ProbeDataError
 from .schemas import validate_data
 
@@ -108,9 +110,11 @@ def load_scenario(name_or_path: str) -> Scenario:
             raise ProbeDataError(f"{name_or_path}: no such scenario (bundled: {known})")
         source, text = str(path), path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text)
+        data = parse_json(text)  # bounded like every JSON read from outside
     except json.JSONDecodeError as e:
         raise ProbeDataError(f"{source}:{e.lineno}:{e.colno}: {e.msg}") from None
+    except LimitError as e:
+        raise ProbeDataError(f"{source}: {e}") from None
     return scenario_from_data(data, source)
 
 
