@@ -34,18 +34,36 @@ def _remove_stale(path: Path) -> None:
                     os.unlink(entry.path)
 
 
+def open_temp(path: Path) -> tuple[int, Path]:
+    """A new temporary file beside `path`, named so nothing takes it for data: (fd, its path)."""
+    fd, temp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
+    return fd, Path(temp)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def move_into_place(temp: Path, path: Path) -> None:
+    """Replace `path` with the finished `temp`: the old file's mode kept, or for a new file the
+    mode any new file gets (mkstemp makes it private), then stale temporary files removed."""
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+    os.chmod(temp, mode)
+    os.replace(temp, path)
+    _remove_stale(path)
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     path = Path(path)
-    fd, temp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
+    fd, temp = open_temp(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o7777)
-        os.replace(temp, path)
+        move_into_place(temp, path)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
-    _remove_stale(path)

@@ -21,13 +21,12 @@ or was cut short raises the runner's `ResultsFileError` (code ``results-file``) 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ctxconf.atomic import write_text_atomic
 from ctxconf.spec_decisions import Decision
 from ctxconf.spec_rules import Rule
 
@@ -304,23 +303,9 @@ def _with_comparison(view: ReportView, comparison: Comparison) -> ReportView:
 # ---------------------------------------------------------------- files
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a report is not
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
 
 
 def write_html(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -20,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from ctxconf.atomic import move_into_place, open_temp
 from ctxconf.limits import MAX_SPEC_FILE_BYTES, LimitError, dumps, parse_json
 
 from .errors import ResultsFileError
@@ -310,8 +310,7 @@ class ResultsWriter:
     def __init__(self, path: Path, header: Header) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        self.temp_path = Path(temp)
+        fd, self.temp_path = open_temp(path)
         self._file: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
         self._count = 0
         self._file.write(
@@ -330,23 +329,13 @@ class ResultsWriter:
         self._file.flush()
         os.fsync(self._file.fileno())
         self._file.close()
-        if self.path.exists():
-            os.chmod(self.temp_path, self.path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(self.temp_path, 0o666 & ~_umask())
-        os.replace(self.temp_path, self.path)
+        move_into_place(self.temp_path, self.path)
 
     def abandon(self) -> None:
         """Drop the file of a run that could not go on; the previous results stay."""
         if not self._file.closed:
             self._file.close()
         self.temp_path.unlink(missing_ok=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def dump(results: Results, path: Path) -> None:
