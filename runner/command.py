@@ -98,7 +98,8 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
 
     with interruptible():
         try:
-            announce(resolve_spec_dir(request.options.spec_dir), stderr)
+            spec_dir = resolve_spec_dir(request.options.spec_dir)
+            announce(spec_dir, stderr)
             results = run_suite(
                 request.options,
                 results_path=request.json,
@@ -119,7 +120,7 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
                 progress.clear()
         written = _write_outputs(request, results, stderr)
         if not request.quiet:
-            decisions = load_decisions(resolve_spec_dir(request.options.spec_dir))
+            decisions = load_decisions(spec_dir)
             failures = report_failures(results.cases, decisions)
             if failures:
                 stdout.write(failures + "\n\n")
