@@ -143,6 +143,9 @@ _MORE_VARIANTS = (
         ('return ("number", Decimal(value))', 'return ("number", str(value))'),
     ),
 )
+_WITHDRAWN_REFUSAL = (
+    '        if tool in self._withdrawn:\n            return t.render("withdrawn", tool=tool)\n'
+)
 # The prefix area's decisions, each read the other way in its reference.
 _PREFIX_VARIANTS = (
     Mutant(
@@ -165,6 +168,18 @@ _PREFIX_VARIANTS = (
                 "        if self._wrapping_up:\n"
                 '            return t.render("wrap_up_refused")\n'
                 "        return result\n\n    def wrap_up",
+            ),
+        ),
+    ),
+    Mutant(
+        "pfx.tools.withdrawn-first",
+        "mode-checked-first",
+        "prefix/session.py",
+        (
+            (_WITHDRAWN_REFUSAL, ""),
+            (
+                "        return result\n\n    def wrap_up",
+                _WITHDRAWN_REFUSAL + "        return result\n\n    def wrap_up",
             ),
         ),
     ),

@@ -160,6 +160,7 @@ class PrefixSession:
         if self._wrapping_up:
             return t.render("wrap_up_refused")
         # rule: pfx.tools.withdrawn
+        # rule: pfx.tools.withdrawn-first
         if tool in self._withdrawn:
             return t.render("withdrawn", tool=tool)
         requires = self._requires.get(tool)
