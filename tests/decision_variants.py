@@ -183,6 +183,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.wrap.through-compaction",
+        "compaction-ends-the-wrap-up",
+        "prefix/session.py",
+        (
+            (
+                "        self._history.clear()\n",
+                "        self._history.clear()\n        self._wrapping_up = False\n",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -181,6 +181,7 @@ class PrefixSession:
         request = self._send(self._texts.render("compact_request"), person=False)
         self._history.clear()
         # A wrap-up lasts until the person's next message, through a compaction too.
+        # rule: pfx.wrap.through-compaction
         self._make_prompt()
         # The notes went with the history: what the new prompt does not hold is told again.
         # rule: pfx.compact.after
