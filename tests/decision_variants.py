@@ -194,6 +194,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.tools.requires-any-mode",
+        "only-plan-mode-refused",
+        "prefix/session.py",
+        (
+            (
+                "if requires is not None and requires != self._mode:",
+                "if requires == self.config.plan_mode and requires != self._mode:",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -165,6 +165,7 @@ class PrefixSession:
             return t.render("withdrawn", tool=tool)
         requires = self._requires.get(tool)
         # rule: pfx.tools.requires
+        # rule: pfx.tools.requires-any-mode
         if requires is not None and requires != self._mode:
             return t.render("unavailable", tool=tool, requires=requires, mode=self._mode)
         return result
