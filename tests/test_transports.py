@@ -88,6 +88,28 @@ def test_unusable_specs(spec: str, error: type[Exception], message: str) -> None
         transport_factory(spec, timeout=1)
 
 
+@pytest.mark.parametrize(
+    ("spec", "suggestion"),
+    [
+        ("refrence", "reference"),
+        ("Reference", "reference"),
+        ("pyton:impl", "python:impl"),
+        ("htp://127.0.0.1:8000", "http://127.0.0.1:8000"),
+        ("cmd", "cmd:…"),
+    ],
+)
+def test_a_mistyped_form_gets_the_near_one(spec: str, suggestion: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        transport_factory(spec, timeout=1)
+    assert str(raised.value).endswith(f"did you mean {suggestion}?")
+
+
+def test_an_unlike_form_gets_no_suggestion() -> None:
+    with pytest.raises(UsageError) as raised:
+        transport_factory("ruby:impl", timeout=1)
+    assert "did you mean" not in str(raised.value)
+
+
 # -- the fake -------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ A module is imported from the current folder first, then sys.path, as `python -m
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import os
@@ -81,7 +82,21 @@ def transport_factory(
         except ValueError as error:
             raise UsageError(f"--impl: {error}") from None
         return lambda: HttpTransport(spec, timeout=timeout)
-    raise UsageError(f"--impl {spec!r}: expected {SPEC_FORMS}")
+    raise UsageError(f"--impl {spec!r}: expected {SPEC_FORMS}{_near_form(spec)}")
+
+
+def _near_form(spec: str) -> str:
+    """ "; did you mean …?" for a mistyped form (`refrence`, `pyton:x`, `http:/x`)."""
+    word, colon, rest = spec.partition(":")
+    forms = {"reference": "reference", "python": "python:", "pyproc": "pyproc:", "cmd": "cmd:"}
+    forms |= {"http": "http://", "https": "https://"}
+    close = difflib.get_close_matches(word.lower(), list(forms), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    form = forms[close[0]]
+    if form != "reference":
+        form += rest.lstrip("/") if colon else "…"
+    return f"; did you mean {form}?"
 
 
 def _current_folder_first() -> None:
