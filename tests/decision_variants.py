@@ -205,6 +205,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.note.file-new-empty",
+        "new-empty-file-told",
+        "prefix/session.py",
+        (
+            (
+                'empty = "" if key.startswith((_FILE, _MCP)) else None',
+                'empty = "" if key.startswith(_MCP) else None',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

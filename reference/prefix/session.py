@@ -321,6 +321,8 @@ class PrefixSession:
         lines: list[str] = []
         # rule: pfx.note.order
         for key, value in self._current():
+            # A file or server never seen before counts as empty.
+            # rule: pfx.note.file-new-empty
             empty = "" if key.startswith((_FILE, _MCP)) else None
             told = self._told.get(key, empty)
             if value == told:
