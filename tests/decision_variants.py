@@ -216,6 +216,21 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.note.mcp-no-instructions",
+        "late-server-always-told",
+        "prefix/session.py",
+        (
+            (
+                'empty = "" if key.startswith((_FILE, _MCP)) else None',
+                'empty = "" if key.startswith(_FILE) else None',
+            ),
+            (
+                "            elif value:\n                server",
+                "            else:\n                server",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

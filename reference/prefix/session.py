@@ -323,6 +323,7 @@ class PrefixSession:
         for key, value in self._current():
             # A file or server never seen before counts as empty.
             # rule: pfx.note.file-new-empty
+            # rule: pfx.note.mcp-no-instructions
             empty = "" if key.startswith((_FILE, _MCP)) else None
             told = self._told.get(key, empty)
             if value == told:
