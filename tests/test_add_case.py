@@ -68,6 +68,35 @@ def test_a_second_case_in_a_list_is_placed_by_its_own_line(spec: Path, tmp_path:
     assert f"{new}:10:12: unknown op 'nope'" in done.stderr, str(done)
 
 
+def test_a_missing_field_is_named_as_the_schema_names_it(spec: Path, tmp_path: Path) -> None:
+    new = _yaml(tmp_path, _HEAD + "  - {op: read, path: a}\n")
+    done = ctxconf("add-case", new, "--spec", spec, expect=1)
+    assert f"{new}:5:5: 'content' is a required property" in done.stderr, str(done)
+    assert "KeyError" not in done.stderr
+
+
+def test_a_case_file_shaped_yaml_goes_to_its_areas_file(spec: Path, tmp_path: Path) -> None:
+    new = _yaml(
+        tmp_path,
+        "area: prefix\ncases:\n  - name: added\n    description: d\n"
+        "    rules: [pfx.note.date]\n    steps:\n"
+        '      - {op: start, model: m, date: "2026-01-01", mode: code, tools: []}\n'
+        "      - {op: user, text: hi}\n",
+    )
+    done = ctxconf("add-case", new, "--spec", spec)
+    assert "to " in done.stdout and "prefix.json: added" in done.stdout, str(done)
+    cases = json.loads((spec / "conformance" / "prefix.json").read_text(encoding="utf-8"))
+    assert cases["cases"][-1]["name"] == "added"
+    assert len(cases["cases"][-1]["expect"]) == 2
+
+
+def test_a_case_file_of_another_area_is_refused(spec: Path, tmp_path: Path) -> None:
+    new = _yaml(tmp_path, "area: prefix\ncases: []\n")
+    target = spec / "conformance" / "context.json"
+    done = ctxconf("add-case", new, "--spec", spec, "--to", target, expect=1)
+    assert f"{new}:1:7: these cases are of the area 'prefix'" in done.stderr, str(done)
+
+
 def test_a_date_in_the_yaml_stays_the_text_written(spec: Path, tmp_path: Path) -> None:
     new = _yaml(tmp_path, _HEAD.replace("description: d", "description: 2024-01-01"))
     new.write_text(new.read_text() + "  - {op: read, path: a, content: a}\n", encoding="utf-8")

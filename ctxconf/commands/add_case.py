@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 from ctxconf.paths import is_installed_bundle
+from ctxconf.reference import AREAS
 from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
 from ctxconf.specfile import SpecFileError, display, plural, read_loop
-from ctxconf.spectools.addcase import AddCaseError, add_cases
+from ctxconf.spectools.addcase import AddCaseError, add_cases, yaml_area
+from ctxconf.useryaml import load_user_yaml
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,16 +19,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "yaml",
         type=Path,
         metavar="FILE.yaml",
-        help="a case (name, description, rules, limits?, steps) or a list of them",
+        help="a case (name, description, rules, limits?, steps), a list of them, or a case file's "
+        "shape (`area:` and `cases:`)",
     )
     parser.add_argument(
         "--to",
         type=Path,
         default=None,
         metavar="CASEFILE",
-        help="the case file to add to (default: the spec's conformance/context.json)",
+        help="the case file to add to (default: the spec's conformance/AREA.json for the "
+        "`area:` the YAML names, else conformance/context.json)",
     )
     add_spec_argument(parser)
+
+
+def _named_area(yaml_path: Path) -> str:
+    """The area the YAML file names (`area:` beside `cases:`), else the first area; a file that
+    cannot be read names none here: add_cases reports why."""
+    try:
+        named = yaml_area(load_user_yaml(yaml_path))
+    except SpecFileError:
+        named = None
+    return named if named in AREAS else AREAS[0]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         folder = resolve_spec(args.spec)
         announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
-        target = args.to or folder / "conformance" / "context.json"
+        target = args.to or folder / "conformance" / f"{_named_area(args.yaml)}.json"
         writable_spec(folder)
         if is_installed_bundle(target.resolve().parent.parent):
             writable_spec(target.resolve().parent.parent)

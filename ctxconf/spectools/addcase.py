@@ -42,13 +42,32 @@ class YamlCase:
     at: str  # the case's JSON pointer in the YAML document ("" for a lone case)
 
 
-def load_yaml_cases(source: UserYaml) -> list[YamlCase]:
+def _is_case_file(data: object) -> bool:
+    """A mapping shaped like a case file (`cases:`, maybe `area:`), not like one case."""
+    return isinstance(data, dict) and "cases" in data and "steps" not in data
+
+
+def yaml_area(source: UserYaml) -> str | None:
+    """The area a YAML file shaped like a case file names (`area: prefix`), if it names one."""
     data = source.data
+    area = data.get("area") if _is_case_file(data) else None
+    return area if isinstance(area, str) else None
+
+
+def load_yaml_cases(source: UserYaml) -> list[YamlCase]:
+    """The cases of a YAML file: one case, a list of them, or a case file's `cases:` list (a case
+    file's other keys, `area`, `version`, `description`, are the target file's to hold)."""
+    data = source.data
+    prefix = ""
+    if _is_case_file(data):
+        data, prefix = data["cases"], "/cases"
+        if not isinstance(data, list):
+            raise AddCaseError((f"{source.place(prefix)}: `cases` is a list of cases",))
     listed = isinstance(data, list)
     items = data if listed else [data]
     cases: list[YamlCase] = []
     for index, item in enumerate(items):
-        at = f"/{index}" if listed else ""
+        at = f"{prefix}/{index}" if listed else ""
         if not isinstance(item, dict):
             raise AddCaseError((f"{source.place(at)}: a case is a mapping (name, steps, …)",))
         # Key order as a person reads a case file, whatever order the YAML used.
@@ -152,6 +171,15 @@ def add_cases(
     area = data.get("area", AREAS[0])
     if area not in OPS_BY_AREA:
         raise AddCaseError((f"{display(case_file)}: /area: no reference for the area {area!r}",))
+    named = yaml_area(source)
+    if named is not None and named != area:
+        raise AddCaseError(
+            (
+                f"{source.place('/area')}: these cases are of the area {named!r}, "
+                f"but {display(case_file)} holds the area {area!r}; leave out --to, or give "
+                f"the {named} case file",
+            )
+        )
     taken = {case["name"]: display(case_file) for case in data["cases"]}
     anchors = _rule_anchors(spec)
     problems: list[str] = []
@@ -165,6 +193,14 @@ def add_cases(
         try:
             item.case["expect"] = run_area_case(area, item.case, loop)
         except Exception as error:  # the reference's complaint, placed at the case
+            # A step the schema refuses is why, most often: say that, placed, instead.
+            blank = {**item.case, "expect": [""] * len(item.case["steps"])}
+            found = validate_text(case_file, with_case(text, blank))
+            if found:
+                first_new = len(data["cases"]) + items.index(item)
+                raise AddCaseError(
+                    tuple(_placed(p, first_new, items[items.index(item) :], source) for p in found)
+                ) from None
             raise AddCaseError(
                 (
                     f"{source.place(item.at)}: the reference cannot run this case: "
