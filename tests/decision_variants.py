@@ -231,6 +231,21 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.note.plan-ended-told",
+        "plan-ended-by-the-mode-left",
+        "prefix/session.py",
+        (
+            (
+                "-> None:\n        self._mode = mode\n",
+                "-> None:\n        self._left = self._mode\n        self._mode = mode\n",
+            ),
+            (
+                "if told == self.config.plan_mode:",
+                'if getattr(self, "_left", None) == self.config.plan_mode:',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

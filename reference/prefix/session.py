@@ -337,6 +337,7 @@ class PrefixSession:
             elif key == _MODE:
                 # rule: pfx.note.mode
                 # rule: pfx.note.plan-ended
+                # rule: pfx.note.plan-ended-told
                 if told == self.config.plan_mode:
                     lines.append(n.render("plan_ended", mode=value))
                 else:
