@@ -246,6 +246,32 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.system.first-request",
+        "made-at-the-start",
+        "prefix/session.py",
+        (
+            (
+                "        self._usage: list[Usage] = []\n",
+                "        self._usage: list[Usage] = []\n"
+                "        wait = self.config.mcp_wait_ms\n"
+                "        self._connected = {s.server for s in self._servers"
+                " if s.ready_ms <= wait}\n"
+                "        self._make_prompt()\n"
+                "        self._first_pending = True\n",
+            ),
+            (
+                "        first = self._system is None\n",
+                '        first = self.__dict__.pop("_first_pending", False)\n',
+            ),
+            (
+                "            self._connected = {s.server for s in self._servers"
+                " if s.ready_ms <= wait}\n"
+                "            self._make_prompt()\n",
+                "            pass\n",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

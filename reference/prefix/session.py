@@ -238,6 +238,7 @@ class PrefixSession:
     # -- helpers ---------------------------------------------------------------------------
 
     def _send(self, text: str, *, person: bool) -> Request:
+        # rule: pfx.system.first-request
         first = self._system is None
         if first:
             # The first request waits for the MCP servers, up to mcp_wait_ms.
