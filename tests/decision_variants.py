@@ -272,6 +272,12 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.system.switch-same-model",
+        "same-model-makes-it-again",
+        "prefix/session.py",
+        (("        if model == self.model:\n            return\n", ""),),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

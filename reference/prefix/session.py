@@ -142,6 +142,7 @@ class PrefixSession:
 
     def switch_model(self, model: str) -> None:
         """Another model: the cache is lost anyway, so the prompt and tools are made again."""
+        # rule: pfx.system.switch-same-model
         if model == self.model:
             return
         self.model = model
