@@ -17,8 +17,8 @@ from datetime import date
 from itertools import pairwise
 from typing import Any, Literal
 
-from .harness import ProbeRun, ProcessRun, SessionRun
-from .wire import Request, ToolResult, parse_request, text_of_message
+from ..harness import ProbeRun, ProcessRun, SessionRun
+from ..wire import Request, ToolResult, parse_request, text_of_message
 
 Verdict = Literal["pass", "fail", "info", "not-testable", "error"]
 Kind = Literal["exact", "behaviour"]
