@@ -278,6 +278,18 @@ _PREFIX_VARIANTS = (
         "prefix/session.py",
         (("        if model == self.model:\n            return\n", ""),),
     ),
+    Mutant(
+        "pfx.system.no-model",
+        "model-named-in-the-prompt",
+        "prefix/session.py",
+        (
+            (
+                '        parts.append(t.render("system_mode", mode=self._mode))\n',
+                "        parts.append(self.model)\n"
+                '        parts.append(t.render("system_mode", mode=self._mode))\n',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

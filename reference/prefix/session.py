@@ -274,6 +274,7 @@ class PrefixSession:
         # rule: pfx.system.no-clock
         parts = [self._base] if self._base else []
         # rule: pfx.system.holds
+        # rule: pfx.system.no-model
         parts.append(t.render("system_mode", mode=self._mode))
         if self._personality is not None:
             parts.append(t.render("system_personality", personality=self._personality))
