@@ -290,6 +290,20 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.system.number-returns",
+        "new-number-whenever-it-changed",
+        "prefix/session.py",
+        (
+            (
+                "        number = self._numbers.setdefault(self._system, len(self._numbers) + 1)\n",
+                '        if self._system != getattr(self, "_last_sent", None):\n'
+                '            self._count = getattr(self, "_count", 0) + 1\n'
+                "            self._last_sent = self._system\n"
+                "        number = self._count\n",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

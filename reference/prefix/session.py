@@ -259,6 +259,7 @@ class PrefixSession:
                 message = self._texts.render("message_with_note", note=note, text=text)
         # rule: pfx.note.stored
         self._history.append(message)
+        # rule: pfx.system.number-returns
         number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
         request = Request(number, self._system, self._tools, message)
         self._offered = self._tools
