@@ -146,6 +146,24 @@ _MORE_VARIANTS = (
 _WITHDRAWN_REFUSAL = (
     '        if tool in self._withdrawn:\n            return t.render("withdrawn", tool=tool)\n'
 )
+# Each setter of the prefix session as the reference writes it, with the key of what it sets.
+_PREFIX_SETTERS = (
+    ("-> None:\n        self._date = date\n", "_DATE"),
+    ("-> None:\n        self._mode = mode\n", "_MODE"),
+    ("        self._personality = personality\n\n", "_PERSONALITY"),
+    ("        self._files[path] = content\n", "_FILE + path"),
+    ("        self._plan = plan\n", "_PLAN"),
+)
+
+
+def _after_each_setter(method: str) -> tuple[tuple[str, str], ...]:
+    """Edits that call `method` of the session with the setter's key after each setter."""
+    return tuple(
+        (line, f"{line.rstrip()}\n        self.{method}({key})\n" + line[len(line.rstrip()) + 1 :])
+        for line, key in _PREFIX_SETTERS
+    )
+
+
 # The prefix area's decisions, each read the other way in its reference.
 _PREFIX_VARIANTS = (
     Mutant(
@@ -301,6 +319,34 @@ _PREFIX_VARIANTS = (
                 '            self._count = getattr(self, "_count", 0) + 1\n'
                 "            self._last_sent = self._system\n"
                 "        number = self._count\n",
+            ),
+        ),
+    ),
+    Mutant(
+        "pfx.note.undone",
+        "every-change-told",
+        "prefix/session.py",
+        (
+            *_after_each_setter("_touch"),
+            (
+                "    def withdraw(",
+                "    def _touch(self, key: str) -> None:\n"
+                '        self.__dict__.setdefault("_touched", set()).add(key)\n\n'
+                "    def withdraw(",
+            ),
+            (
+                "            if value == told:\n",
+                '            touched = self.__dict__.get("_touched", ())\n'
+                "            if value == told and (key not in self._told or key not in touched):\n",
+            ),
+            (
+                "        return lines\n",
+                '        self.__dict__.pop("_touched", None)\n        return lines\n',
+            ),
+            (
+                "        self._told.update(self._prompt_items())\n",
+                "        self._told.update(self._prompt_items())\n"
+                '        self.__dict__.pop("_touched", None)\n',
             ),
         ),
     ),

@@ -330,6 +330,7 @@ class PrefixSession:
             # rule: pfx.note.mcp-no-instructions
             empty = "" if key.startswith((_FILE, _MCP)) else None
             told = self._told.get(key, empty)
+            # rule: pfx.note.undone
             if value == told:
                 continue
             # rule: pfx.note.differs
