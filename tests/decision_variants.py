@@ -350,6 +350,31 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.note.order-fixed",
+        "lines-in-the-order-of-the-changes",
+        "prefix/session.py",
+        (
+            *_after_each_setter("_mark"),
+            (
+                "    def withdraw(",
+                "    def _mark(self, key: str) -> None:\n"
+                '        when = self.__dict__.setdefault("_when", {})\n'
+                "        when.pop(key, None)\n"
+                "        when[key] = None\n\n"
+                "    def _in_change_order(self):\n"
+                '        w = list(self.__dict__.get("_when", {}))\n'
+                "        return sorted(\n"
+                "            self._current(), key=lambda i: w.index(i[0]) if i[0] in w else -1\n"
+                "        )\n\n"
+                "    def withdraw(",
+            ),
+            (
+                "for key, value in self._current():",
+                "for key, value in self._in_change_order():",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -324,6 +324,7 @@ class PrefixSession:
         n = self._notes
         lines: list[str] = []
         # rule: pfx.note.order
+        # rule: pfx.note.order-fixed
         for key, value in self._current():
             # A file or server never seen before counts as empty.
             # rule: pfx.note.file-new-empty
