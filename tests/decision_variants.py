@@ -375,6 +375,37 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.usage.stream-not-an-object",
+        "stream-with-a-non-object-reports-nothing",
+        "prefix/usage.py",
+        (
+            (
+                "        carrier = shape.stream(body_or_events)\n",
+                "        carrier = shape.stream(body_or_events)\n"
+                "        if not all(isinstance(event, Mapping) for event in body_or_events):\n"
+                "            carrier = {}\n",
+            ),
+        ),
+    ),
+    Mutant(
+        "pfx.usage.bedrock-no-fallback",
+        "input-tokens-when-a-count-is-missing",
+        "prefix/usage.py",
+        (
+            (
+                "if total is not None and output is not None else None",
+                "if total is not None and output is not None"
+                ' else _count(body, "usage", "inputTokens")',
+            ),
+        ),
+    ),
+    Mutant(
+        "pfx.usage.gemini-missing-zero",
+        "missing-cached-count-not-reported",
+        "prefix/usage.py",
+        (("        read = 0\n", "        read = None\n"),),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -123,6 +123,7 @@ def _gemini(body: Mapping[str, Any]) -> Usage:
     if total is not None and not given:
         # Gemini's JSON leaves out a count that is 0, so beside a total its absence is 0.
         # rule: pfx.usage.gemini
+        # rule: pfx.usage.gemini-missing-zero
         read = 0
     return Usage.of(total, read, None)
 
@@ -188,6 +189,7 @@ def _bedrock(body: Mapping[str, Any]) -> Usage:
     total = _count(body, "usage", "totalTokens")
     output = _count(body, "usage", "outputTokens")
     # rule: pfx.usage.bedrock
+    # rule: pfx.usage.bedrock-no-fallback
     input_total = total - output if total is not None and output is not None else None
     return Usage.of(
         input_total,
@@ -202,6 +204,8 @@ def _bedrock(body: Mapping[str, Any]) -> Usage:
 def _last(events: Sequence[object], has: Callable[[Mapping[str, Any]], bool]) -> Mapping[str, Any]:
     found: Mapping[str, Any] = {}
     for event in events:
+        # An event that is not an object, as the "[DONE]" string, carries no usage.
+        # rule: pfx.usage.stream-not-an-object
         if isinstance(event, Mapping) and has(event):
             # rule: pfx.usage.stream
             found = event
