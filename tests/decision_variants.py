@@ -406,6 +406,29 @@ _PREFIX_VARIANTS = (
         "prefix/usage.py",
         (("        read = 0\n", "        read = None\n"),),
     ),
+    Mutant(
+        "pfx.usage.anthropic-replaces",
+        "delta-fields-added",
+        "prefix/usage.py",
+        (
+            (
+                'usage.update({k: v for k, v in event["usage"].items() if v is not None})',
+                "usage.update({k: v + usage.get(k, 0) if isinstance(v, int) else v\n"
+                '                          for k, v in event["usage"].items() if v is not None})',
+            ),
+        ),
+    ),
+    Mutant(
+        "pfx.usage.stream-no-usage",
+        "zeros",
+        "prefix/usage.py",
+        (
+            (
+                "return shape.parse(carrier) if carrier else NOT_REPORTED",
+                "return shape.parse(carrier) if carrier else Usage(0, 0, 0, 0)",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -241,6 +241,7 @@ def _anthropic_stream(events: Sequence[object]) -> Mapping[str, Any]:
                 usage.update(start)
         elif event.get("type") == "message_delta" and isinstance(event.get("usage"), Mapping):
             # rule: pfx.usage.anthropic
+            # rule: pfx.usage.anthropic-replaces
             usage.update({k: v for k, v in event["usage"].items() if v is not None})
     return {"usage": usage} if usage else {}
 
@@ -289,6 +290,7 @@ def normalise_usage(provider: str, body_or_events: object, stream: bool) -> Usag
         if not isinstance(body_or_events, list):
             raise UsageShapeError("a streamed response is the list of its events")
         carrier = shape.stream(body_or_events)
+        # rule: pfx.usage.stream-no-usage
         return shape.parse(carrier) if carrier else NOT_REPORTED
     if not isinstance(body_or_events, Mapping):
         raise UsageShapeError("a response body is a JSON object")
