@@ -429,6 +429,28 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.usage.rows-by-response",
+        "rows-numbered-by-request",
+        "prefix/session.py",
+        (
+            (
+                "        self._usage.append(usage)\n",
+                "        self._usage.append(usage)\n"
+                '        rows = self.__dict__.setdefault("_rows", [])\n'
+                '        rows.append(self.__dict__.get("_sent", 0))\n',
+            ),
+            (
+                "        self._offered = self._tools\n",
+                "        self._offered = self._tools\n"
+                '        self._sent = self.__dict__.get("_sent", 0) + 1\n',
+            ),
+            (
+                "for number, usage in enumerate(self._usage, start=1)",
+                'for number, usage in zip(self.__dict__.get("_rows", []), self._usage)',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

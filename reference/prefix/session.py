@@ -210,6 +210,7 @@ class PrefixSession:
             return t.render("not_reported") if value is None else str(value)
 
         # rule: pfx.usage.shown
+        # rule: pfx.usage.rows-by-response
         return "\n".join(
             t.render(
                 "usage_row",
