@@ -15,7 +15,7 @@ from typing import Any
 from .area import Area
 
 # The folders of the areas, in the order they are listed and run.
-FOLDERS = ("context", "prefix")
+FOLDERS = ("context", "prefix", "history")
 
 REGISTRY: dict[str, Area] = {
     area.name: area for area in (import_module(f".{f}", __package__).AREA for f in FOLDERS)

@@ -1,0 +1,198 @@
+"""The request a path makes: its blocks, with the effects of cuts, elisions and pruned images,
+and what each block costs in tokens."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .config import HistoryConfig
+from .entries import (
+    Assistant,
+    Compaction,
+    Digest,
+    Entry,
+    Result,
+    Snapshot,
+    Summary,
+    Trim,
+    User,
+    cut_of,
+    is_message,
+)
+
+
+def tokens(text: str, chars_per_token: int) -> int:
+    """The tokens of `text`: its code points over chars_per_token, rounded up."""
+    # rule: hist.tokens.measure
+    return math.ceil(len(text) / chars_per_token)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a request: a message's (entry set), or a cut's front block."""
+
+    kind: str  # an entry kind, or "marker", "summary", "snapshot"
+    text: str
+    tokens: int
+    images: int  # the image lines still images
+    entry: Entry | None = None
+
+
+@dataclass(frozen=True)
+class RequestView:
+    blocks: tuple[Block, ...]
+
+    @property
+    def tokens(self) -> int:
+        return sum(block.tokens for block in self.blocks)
+
+    @property
+    def messages(self) -> list[Block]:
+        """The blocks of messages, in order; front blocks (marker, summary, snapshot) left out."""
+        return [block for block in self.blocks if block.entry is not None]
+
+    def text(self, config: HistoryConfig) -> str:
+        if not self.blocks:
+            return config.texts.render("request_empty")
+        return "\n".join(block.text for block in self.blocks)
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What the compactions on a path changed in the messages before their cuts."""
+
+    elided: frozenset[str] = frozenset()
+    pruned: frozenset[tuple[str, int]] = frozenset()
+
+
+def effects_of(path: Sequence[Entry]) -> Effects:
+    elided: set[str] = set()
+    pruned: set[tuple[str, int]] = set()
+    for entry in path:
+        if isinstance(entry, Compaction):
+            elided.update(entry.elided)
+            pruned.update(entry.pruned)
+    return Effects(frozenset(elided), frozenset(pruned))
+
+
+def newest_cut(path: Sequence[Entry]) -> Trim | Compaction | None:
+    """The last entry of `path` that cuts the request; only it applies."""
+    for entry in reversed(path):
+        if isinstance(entry, Trim | Compaction) and entry.cut is not None:
+            return entry
+    return None
+
+
+def message_block(entry: Entry, config: HistoryConfig, effects: Effects = Effects()) -> Block:
+    """The block of message `entry`; with no effects, its original block."""
+    t = config.texts
+    lines: list[str] = []
+    images: tuple[str, ...] = ()
+    if isinstance(entry, User):
+        lines += [t.render("user_header", id=entry.id), entry.text]
+        images = entry.images
+    elif isinstance(entry, Assistant):
+        lines.append(t.render("assistant_header", id=entry.id))
+        if entry.text:
+            lines.append(entry.text)
+        for call in entry.calls:
+            args = call.canonical_args()
+            lines.append(t.render("call", call=call.call, tool=call.tool, args=args))
+    elif isinstance(entry, Result):
+        if entry.error:
+            lines.append(t.render("result_error_header", id=entry.id, call=entry.call))
+        else:
+            lines.append(t.render("result_header", id=entry.id, call=entry.call))
+        if entry.id in effects.elided:
+            # rule: hist.elide.pair
+            lines.append(elided_text(entry, config))
+        else:
+            lines.append(entry.text)
+        images = entry.images
+    elif isinstance(entry, Digest):
+        lines += [t.render("digest_header", id=entry.id), entry.text]
+    else:
+        raise ValueError(f"{entry.kind} entry {entry.id} is not a message")
+    kept = 0
+    for index, name in enumerate(images):
+        if (entry.id, index) in effects.pruned:
+            # rule: hist.images.prune
+            lines.append(t.render("image_pruned", image=name))
+        else:
+            lines.append(t.render("image", image=name))
+            kept += 1
+    text = "\n".join(lines)
+    cost = tokens(text, config.chars_per_token) + kept * config.image_tokens
+    return Block(entry.kind, text, cost, kept, entry)
+
+
+def elided_text(entry: Result, config: HistoryConfig) -> str:
+    count = tokens(entry.text, config.chars_per_token)
+    return config.texts.render("elided", tokens=count)
+
+
+def _front(kind: str, text: str, config: HistoryConfig, pages: int = 0) -> Block:
+    cost = tokens(text, config.chars_per_token) + pages * config.image_tokens
+    return Block(kind, text, cost, 0)
+
+
+def snapshot_source(path: Sequence[Entry], snapshot: Snapshot, config: HistoryConfig) -> str:
+    """The original blocks of the snapshot's messages: no elision, no pruning."""
+    by_id = {entry.id: entry for entry in path}
+    # rule: hist.snapshot.source-original
+    return "\n".join(message_block(by_id[i], config).text for i in snapshot.source)
+
+
+def snapshot_block(
+    entry_id: str, snapshot: Snapshot, messages: int, config: HistoryConfig
+) -> Block:
+    """The page plan of a snapshot; each page costs as much as an image."""
+    t = config.texts
+    size = config.ladder.page_chars
+    pages = math.ceil(snapshot.chars / size)
+    # rule: hist.snapshot.shape
+    lines = [
+        t.render("snapshot", id=entry_id, pages=pages, messages=messages, chars=snapshot.chars)
+    ]
+    for page in range(pages):
+        first, last = page * size + 1, min((page + 1) * size, snapshot.chars)
+        lines.append(t.render("snapshot_page", page=page + 1, first=first, last=last))
+    return _front("snapshot", "\n".join(lines), config, pages)
+
+
+def summary_block(entry_id: str, summary: Summary, config: HistoryConfig) -> Block:
+    t = config.texts
+    text = t.render("summary", id=entry_id, summary=summary.text)
+    if summary.files:
+        # rule: hist.branch.reads
+        paths = t.render("paths_separator").join(summary.files)
+        text += "\n" + t.render("summary_files", paths=paths)
+    return _front("summary", text, config)
+
+
+def view_of(path: Sequence[Entry], config: HistoryConfig) -> RequestView:
+    """The request of `path`: its messages in path order, from the newest cut on."""
+    effects = effects_of(path)
+    messages = [entry for entry in path if is_message(entry)]
+    cut = newest_cut(path)
+    front: list[Block] = []
+    if cut is not None:
+        first = cut_of(cut)
+        start = next(i for i, entry in enumerate(messages) if entry.id == first)
+        if isinstance(cut, Trim):
+            # rule: hist.trim.recorded
+            front.append(_front("marker", config.texts.render("trimmed", count=start), config))
+        elif cut.summary is not None:
+            # rule: hist.summary.chain
+            front.append(summary_block(cut.id, cut.summary, config))
+        elif cut.snapshot is not None:
+            snap = cut.snapshot
+            head = next(entry for entry in messages if entry.id == snap.head)
+            front.append(message_block(head, config, effects))
+            front.append(snapshot_block(cut.id, snap, len(snap.source), config))
+        messages = messages[start:]
+    # rule: hist.tree.path
+    blocks = front + [message_block(entry, config, effects) for entry in messages]
+    return RequestView(tuple(blocks))

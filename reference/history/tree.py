@@ -1,0 +1,99 @@
+"""A conversation as a tree: its entries, its tip, the path from the root, the tree view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..texts import Texts
+from .entries import Assistant, Entry, Result
+
+# The connectors of the tree view: a child among several, the last one, and what continues
+# below each.
+_BRANCH, _LAST, _THROUGH, _AFTER = "├─ ", "└─ ", "│  ", "   "
+
+
+@dataclass
+class Conversation:
+    """An append-only list of entries and a tip (None: the root)."""
+
+    name: str
+    entries: dict[str, Entry] = field(default_factory=dict)  # in append order
+    tip: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)  # label -> entry id, in set order
+    completed: set[str] = field(default_factory=set)  # labels rewound to
+    forked_from: tuple[str, str | None] | None = None  # (source conversation, its tip then)
+
+    def append(self, entry: Entry) -> None:
+        self.entries[entry.id] = entry
+        self.tip = entry.id
+
+    def path(self) -> list[Entry]:
+        """The entries from the root to the tip."""
+        return self.path_to(self.tip)
+
+    def path_to(self, entry_id: str | None) -> list[Entry]:
+        """The entries from the root to `entry_id` (None: the root, an empty path)."""
+        found: list[Entry] = []
+        while entry_id is not None:
+            entry = self.entries[entry_id]
+            found.append(entry)
+            entry_id = entry.parent
+        found.reverse()
+        return found
+
+
+def open_calls(path: list[Entry]) -> list[str]:
+    """The calls on `path` that have no result on it, in call order."""
+    answered = {entry.call for entry in path if isinstance(entry, Result)}
+    return [
+        call.call
+        for entry in path
+        if isinstance(entry, Assistant)
+        for call in entry.calls
+        if call.call not in answered
+    ]
+
+
+def tree_view(conversation: Conversation, texts: Texts) -> str:
+    """Every entry of `conversation`, depth first, children in append order."""
+    lines: list[str] = []
+    # rule: hist.fork.lineage
+    if conversation.forked_from is not None:
+        source, entry = conversation.forked_from
+        shown = entry if entry is not None else texts.render("root")
+        lines.append(texts.render("tree_forked", source=source, entry=shown))
+    children: dict[str | None, list[str]] = {}
+    for entry in conversation.entries.values():
+        children.setdefault(entry.parent, []).append(entry.id)
+    labels: dict[str, list[str]] = {}
+    for label, entry_id in conversation.labels.items():
+        labels.setdefault(entry_id, []).append(label)
+
+    def line(entry_id: str) -> str:
+        entry = conversation.entries[entry_id]
+        text = texts.render("tree_entry", id=entry_id, kind=entry.kind)
+        for label in labels.get(entry_id, []):
+            text = texts.render("tree_label", line=text, label=label)
+        if entry_id == conversation.tip:
+            text = texts.render("tree_tip", line=text)
+        return text
+
+    def spread(kids: list[str], prefix: str) -> list[tuple[str, str, str]]:
+        # A lone child continues at its parent's prefix: a chain stays flat.
+        if len(kids) == 1:
+            return [(kids[0], prefix, prefix)]
+        return [
+            (kid, prefix + (_LAST if last else _BRANCH), prefix + (_AFTER if last else _THROUGH))
+            for index, kid in enumerate(kids)
+            for last in [index == len(kids) - 1]
+        ]
+
+    # (entry, its first line's prefix, its subtree's prefix); a stack, for any depth.
+    stack = list(reversed(spread(children.get(None, []), "")))
+    while stack:
+        entry_id, first, rest = stack.pop()
+        lines.append(first + line(entry_id))
+        stack.extend(reversed(spread(children.get(entry_id, []), rest)))
+    if conversation.tip is None:
+        lines.append(texts.render("tree_tip", line=texts.render("root")))
+    return "\n".join(lines)
