@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,8 @@ def add_toy_area(root: Path) -> list[Path]:
     case_path.write_text(json.dumps(cases, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     registry = root / "reference" / "areas.py"
     text = registry.read_text(encoding="utf-8")
-    line = 'FOLDERS = ("context", "prefix")'
-    assert text.count(line) == 1, "the registry line moved"
-    registry.write_text(text.replace(line, 'FOLDERS = ("context", "prefix", "toy")'), "utf-8")
+    line = re.search(r"^FOLDERS = \((.*)\)$", text, re.MULTILINE)
+    assert line is not None, "the registry line moved"
+    added = f'FOLDERS = ({line.group(1)}, "toy")'
+    registry.write_text(text[: line.start()] + added + text[line.end() :], "utf-8")
     return [folder, loop_path, case_path, registry]
