@@ -451,6 +451,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.wrap.no-note",
+        "note-on-the-wrap-up",
+        "prefix/session.py",
+        (
+            (
+                'self._send(self._texts.render("wrap_up"), person=False)',
+                'self._send(self._texts.render("wrap_up"), person=True)',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

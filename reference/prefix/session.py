@@ -175,6 +175,7 @@ class PrefixSession:
         """The last request of a task: the same prompt and tools, and no call runs after it."""
         self._wrapping_up = True
         # rule: pfx.wrap.request
+        # rule: pfx.wrap.no-note
         return self._send(self._texts.render("wrap_up"), person=False)
 
     def compact(self) -> Request:
