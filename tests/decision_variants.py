@@ -462,6 +462,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.compact.no-note",
+        "note-on-the-compaction-request",
+        "prefix/session.py",
+        (
+            (
+                'self._send(self._texts.render("compact_request"), person=False)',
+                'self._send(self._texts.render("compact_request"), person=True)',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -181,6 +181,7 @@ class PrefixSession:
     def compact(self) -> Request:
         """Ask for the summary as the next turn; then start the history over from it."""
         # rule: pfx.compact.turn
+        # rule: pfx.compact.no-note
         request = self._send(self._texts.render("compact_request"), person=False)
         self._history.clear()
         # A wrap-up lasts until the person's next message, through a compaction too.
