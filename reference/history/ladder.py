@@ -82,11 +82,17 @@ class Start:
     """The live request when the run starts, and its part before the protected tail."""
 
     view: RequestView
-    tail: int  # the index of the tail's first message among the view's messages
+    tail: int  # the index of the tail's first message in the view's body
 
     @property
     def before_tail(self) -> list[Block]:
-        return self.view.messages[: self.tail]
+        """Every message before the tail: a snapshot's head, then the body's."""
+        return [block for block in self.view.front if block.entry] + self.view.body[: self.tail]
+
+    @property
+    def has_cut(self) -> bool:
+        """Whether the tail starts at a message (it does when the body has a person's one)."""
+        return self.tail < len(self.view.body)
 
 
 def _elide(plan: Plan, start: Start, config: HistoryConfig, minimum: int) -> tuple[Plan, int]:
@@ -127,23 +133,32 @@ def _images(plan: Plan, start: Start, config: HistoryConfig) -> tuple[Plan, int]
 
 
 def _snapshot(plan: Plan, start: Start, config: HistoryConfig) -> tuple[Plan, int]:
-    messages = start.view.messages
+    body = start.view.body
     previous = newest_cut(plan.path)
-    prior: tuple[str, ...] = ()
+    if not start.has_cut:
+        return plan, 0
     if isinstance(previous, Compaction) and previous.summary is not None:
         return plan, 0  # a snapshot never replaces a summary: the summary rung chains it
     if isinstance(previous, Compaction) and previous.snapshot is not None:
         # rule: hist.snapshot.from-source
-        prior = previous.snapshot.source
-    if start.tail < 2 or start.tail >= len(messages) or messages[0].kind != "user":
-        return plan, 0
-    head = messages[0].entry
-    cut = messages[start.tail].entry
-    assert head is not None and cut is not None
-    source = prior + tuple(block.entry.id for block in start.before_tail[1:] if block.entry)
-    draft = Snapshot(head.id, source, cut.id, 0)
+        head_id = previous.snapshot.head
+        source = previous.snapshot.source + _ids(body[: start.tail])
+        if start.tail < 1:
+            return plan, 0
+    else:
+        if start.tail < 2 or body[0].entry is None or body[0].kind != "user":
+            return plan, 0
+        head_id = body[0].entry.id
+        source = _ids(body[1 : start.tail])
+    cut = body[start.tail].entry
+    assert cut is not None
+    draft = Snapshot(head_id, source, cut.id, 0)
     chars = len(snapshot_source(plan.path, draft, config))
     return replace(plan, snapshot=replace(draft, chars=chars)), len(source)
+
+
+def _ids(blocks: Sequence[Block]) -> tuple[str, ...]:
+    return tuple(block.entry.id for block in blocks if block.entry is not None)
 
 
 def read_paths(path: Sequence[Entry], cut: str) -> tuple[str, ...]:
@@ -168,17 +183,26 @@ def read_paths(path: Sequence[Entry], cut: str) -> tuple[str, ...]:
 
 
 def _summary(plan: Plan, start: Start, text: str) -> tuple[Plan, int]:
-    messages = start.view.messages
-    if start.tail < 1 or start.tail >= len(messages):
+    if not _summarisable(start):
         return plan, 0
-    cut = messages[start.tail].entry
+    cut = start.view.body[start.tail].entry
     assert cut is not None
     previous = newest_cut(plan.path)
     chained = (
         previous.id if isinstance(previous, Compaction) and previous.summary is not None else None
     )
     summary = Summary(text, cut.id, chained, read_paths(plan.path, cut.id))
-    return replace(plan, summary=summary), start.tail
+    # The messages it stands for: those before the tail, and those an earlier snapshot paged.
+    paged = (
+        previous.snapshot.source if isinstance(previous, Compaction) and previous.snapshot else ()
+    )
+    return replace(plan, summary=summary), len(start.before_tail) + len(paged)
+
+
+def _summarisable(start: Start) -> bool:
+    """Whether anything is before the tail: messages, or a summary or snapshot to chain."""
+    folded = any(block.kind in ("summary", "snapshot") for block in start.view.front)
+    return start.has_cut and (start.tail >= 1 or folded)
 
 
 @dataclass(frozen=True)
@@ -195,7 +219,7 @@ class Run:
 def start_of(path: Sequence[Entry], config: HistoryConfig, budget: int) -> Start:
     view = view_of(path, config)
     # rule: hist.compact.clean-cut
-    return Start(view, kept_from(view.messages, budget))
+    return Start(view, kept_from(view.body, budget))
 
 
 def run_ladder(
@@ -233,7 +257,7 @@ def run_ladder(
                 continue
             new, count = _snapshot(plan, start, config)
         else:
-            if start.tail < 1:
+            if not _summarisable(start):
                 continue
             request = tokens(config.compact_request, config.chars_per_token)
             # rule: hist.compact.overflow
@@ -278,7 +302,7 @@ def next_rung(path: Sequence[Entry], config: HistoryConfig, vision: bool) -> str
     """The first rung a compaction would run now, whatever the request's size; None: none."""
     for rung in RUNGS:
         if rung == SUMMARY:
-            if start_of(path, config, config.ladder.keep_tokens).tail >= 1:
+            if _summarisable(start_of(path, config, config.ladder.keep_tokens)):
                 return SUMMARY
             continue
         run = run_ladder(

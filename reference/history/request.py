@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .config import HistoryConfig
 from .entries import (
@@ -38,6 +38,7 @@ class Block:
     tokens: int
     images: int  # the image lines still images
     entry: Entry | None = None
+    front: bool = False  # a snapshot's head: a message, but held in place by its snapshot
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,16 @@ class RequestView:
     def messages(self) -> list[Block]:
         """The blocks of messages, in order; front blocks (marker, summary, snapshot) left out."""
         return [block for block in self.blocks if block.entry is not None]
+
+    @property
+    def body(self) -> list[Block]:
+        """The messages after the front: a snapshot's head left out too."""
+        return [block for block in self.blocks if block.entry is not None and not block.front]
+
+    @property
+    def front(self) -> list[Block]:
+        """The blocks before the body: a marker, a summary, or a snapshot's head and pages."""
+        return [block for block in self.blocks if block.entry is None or block.front]
 
     def text(self, config: HistoryConfig) -> str:
         if not self.blocks:
@@ -190,7 +201,7 @@ def view_of(path: Sequence[Entry], config: HistoryConfig) -> RequestView:
         elif cut.snapshot is not None:
             snap = cut.snapshot
             head = next(entry for entry in messages if entry.id == snap.head)
-            front.append(message_block(head, config, effects))
+            front.append(replace(message_block(head, config, effects), front=True))
             front.append(snapshot_block(cut.id, snap, len(snap.source), config))
         messages = messages[start:]
     # rule: hist.tree.path

@@ -59,12 +59,12 @@ def tree_view(conversation: Conversation, texts: Texts) -> str:
     lines: list[str] = []
     # rule: hist.fork.lineage
     if conversation.forked_from is not None:
-        source, entry = conversation.forked_from
-        shown = entry if entry is not None else texts.render("root")
+        source, at = conversation.forked_from
+        shown = at if at is not None else texts.render("root")
         lines.append(texts.render("tree_forked", source=source, entry=shown))
     children: dict[str | None, list[str]] = {}
-    for entry in conversation.entries.values():
-        children.setdefault(entry.parent, []).append(entry.id)
+    for child in conversation.entries.values():
+        children.setdefault(child.parent, []).append(child.id)
     labels: dict[str, list[str]] = {}
     for label, entry_id in conversation.labels.items():
         labels.setdefault(entry_id, []).append(label)
