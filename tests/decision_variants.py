@@ -473,6 +473,12 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.compact.plan-told-again",
+        "plan-left-to-the-summary",
+        "prefix/session.py",
+        (("        self._told.pop(_PLAN, None)\n", ""),),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

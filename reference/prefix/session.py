@@ -190,6 +190,7 @@ class PrefixSession:
         # The notes went with the history: what the new prompt does not hold is told again.
         # rule: pfx.compact.after
         self._told.pop(_DATE, None)
+        # rule: pfx.compact.plan-told-again
         self._told.pop(_PLAN, None)
         return request
 
