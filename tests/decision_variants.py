@@ -479,6 +479,18 @@ _PREFIX_VARIANTS = (
         "prefix/session.py",
         (("        self._told.pop(_PLAN, None)\n", ""),),
     ),
+    Mutant(
+        "pfx.tools.withdrawn-listed",
+        "unlisted-at-once",
+        "prefix/session.py",
+        (
+            (
+                "            self._withdrawn.add(name)",
+                "            self._withdrawn.add(name)\n"
+                "            self._tools = tuple(t for t in self._tools if t != name)",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -138,6 +138,7 @@ class PrefixSession:
             if name not in known:
                 raise ValueError(f"no tool {name!r} in this session")
             # rule: pfx.tools.withdrawn
+            # rule: pfx.tools.withdrawn-listed
             self._withdrawn.add(name)
 
     def switch_model(self, model: str) -> None:
