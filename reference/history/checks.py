@@ -8,6 +8,7 @@ entry never written) by running them in the reference with the bundled numbers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -67,6 +68,14 @@ def _static(steps: Sequence[Mapping[str, Any]]) -> Iterator[Problem]:
             wrote = True
 
 
+@functools.cache
+def _bundled() -> HistoryConfig | None:
+    try:
+        return HistoryConfig.load()
+    except (OSError, KeyError, ValueError):
+        return None  # no bundled history numbers: the schema and lint report that
+
+
 def step_problems(steps: Sequence[object]) -> Iterator[Problem]:
     """Each problem of a history case's steps, placed below the case."""
     if not all(isinstance(step, dict) for step in steps):
@@ -75,13 +84,12 @@ def step_problems(steps: Sequence[object]) -> Iterator[Problem]:
     yield from found
     if found:
         return
-    try:
-        config = HistoryConfig.load()
-    except (OSError, KeyError, ValueError):
-        return  # no bundled history numbers: the schema and lint report that
+    config = _bundled()
+    if config is None:
+        return
     try:
         steps_of({"steps": steps}, config)
     except StepFailed as failed:
         yield f"/steps/{failed.index}", failed.error.message, failed.error.code
-    except (KeyError, TypeError, AttributeError, IndexError):
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
         return  # a step the schema refuses: the schema's message says where

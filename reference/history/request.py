@@ -81,6 +81,8 @@ class Effects:
 def effects_of(path: Sequence[Entry]) -> Effects:
     elided: set[str] = set()
     pruned: set[tuple[str, int]] = set()
+    # Only the compactions on the path apply: an entry before one is reached uncompacted.
+    # rule: hist.compact.reachable
     for entry in path:
         if isinstance(entry, Compaction):
             elided.update(entry.elided)

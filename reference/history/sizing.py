@@ -99,10 +99,11 @@ class SizeSteps(SessionCore):
         t = self._t
         words = text.split()
         name = words[0] if words else text
+        if entry_id is not None:
+            self._new_id(entry_id)
         if name in ("/shake", "/compact"):
             if entry_id is None:
                 raise HistoryStepError("hist-command-id", f"{name} needs an id")
-            self._new_id(entry_id)
             if self._turn_open:
                 return t.render("busy")
             ladder = self.config.ladder
