@@ -491,6 +491,21 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.usage.input-without-cache",
+        "count-alone-as-total",
+        "prefix/usage.py",
+        (
+            (
+                "return Usage.of(_sum(uncached_part, read, write), read, write)",
+                "return Usage.of(uncached_part, read, write)",
+            ),
+            (
+                "return Usage.of(_sum(cache_n, prompt_n), cache_n, None)",
+                "return Usage.of(prompt_n, cache_n, None)",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -112,6 +112,7 @@ def _anthropic(body: Mapping[str, Any]) -> Usage:
     read = _count(body, "usage", "cache_read_input_tokens")
     write = _count(body, "usage", "cache_creation_input_tokens")
     # rule: pfx.usage.anthropic
+    # rule: pfx.usage.input-without-cache
     return Usage.of(_sum(uncached_part, read, write), read, write)
 
 
@@ -135,6 +136,7 @@ def _llamacpp(body: Mapping[str, Any]) -> Usage:
     cache_n = _count(body, "timings", "cache_n")
     prompt_n = _count(body, "timings", "prompt_n")
     # rule: pfx.usage.llamacpp
+    # rule: pfx.usage.input-without-cache
     return Usage.of(_sum(cache_n, prompt_n), cache_n, None)
 
 
