@@ -13,8 +13,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import ctxconf.reference
-from ctxconf.areaschemas import schema_validator
+from ctxconf.areaschemas import CASES, LOOP, schema_validator, spec_validator
 from ctxconf.paths import bundled_spec_dir, schemas_dir
+from ctxconf.reference import REGISTRY
 from ctxconf.reference.context import adapter
 from ctxconf.reference.context.config import Limits
 
@@ -46,13 +47,19 @@ def errors(schema_name: str, path: Path) -> list[str]:
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(load(path))]
 
 
+def spec_errors(kind: str, path: Path) -> list[str]:
+    """What the schema of a spec file of `kind` finds, every registered area in it."""
+    validator = spec_validator(kind)
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(load(path))]
+
+
 def test_bundled_loop_json_is_valid() -> None:
-    assert errors("loop.schema.json", SPEC / "loop.json") == []
+    assert spec_errors(LOOP, SPEC / "loop.json") == []
 
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name)
 def test_bundled_case_file_is_valid(path: Path) -> None:
-    assert errors("cases.schema.json", path) == []
+    assert spec_errors(CASES, path) == []
 
 
 def test_loop_schema_requires_exactly_the_templates_the_reference_renders() -> None:
@@ -62,7 +69,13 @@ def test_loop_schema_requires_exactly_the_templates_the_reference_renders() -> N
     defs = load(SCHEMAS / "loop.schema.json")["$defs"]
     note = {name for name, value in defs["note"]["properties"].items() if value["type"] == "string"}
     sections = [note]
-    for texts in (defs["texts"], defs["prefix_texts"]):
+    # An area with a loop.json schema of its own holds its templates there.
+    own = [
+        load(area.loop_schema)["properties"]["texts"]
+        for area in REGISTRY.values()
+        if area.loop_schema
+    ]
+    for texts in (defs["texts"], defs["prefix_texts"], *own):
         assert set(texts["required"]) == set(texts["properties"])
         assert texts["additionalProperties"] is False
         sections.append(set(texts["properties"]))

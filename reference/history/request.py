@@ -143,7 +143,7 @@ def message_block(entry: Entry, config: HistoryConfig, effects: Effects = Effect
 
 def elided_text(entry: Result, config: HistoryConfig) -> str:
     count = tokens(entry.text, config.chars_per_token)
-    return config.texts.render("elided", tokens=count)
+    return config.texts.render("result_elided", tokens=count)
 
 
 def _front(kind: str, text: str, config: HistoryConfig, pages: int = 0) -> Block:
