@@ -506,6 +506,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.usage.bedrock-total",
+        "input-tokens-as-total",
+        "prefix/usage.py",
+        (
+            (
+                "input_total = total - output if total",
+                'input_total = _count(body, "usage", "inputTokens") if total',
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -435,9 +435,9 @@ def test_add_case_to_the_prefix_file(spec: Path, tmp_path: Path) -> None:
 
 
 def test_show_prints_structured_fields_as_indented_json() -> None:
-    done = ctxconf("show", "usage-bedrock")
+    done = ctxconf("show", "usage-bedrock-cache-read")
     assert "step 2: response provider=\"bedrock\" stream=false\n  body:\n    │ {\n" in done.stdout
-    assert '    │     "cacheWriteInputTokens": 17108,\n' in done.stdout
+    assert '    │     "cacheReadInputTokens": 17108,\n' in done.stdout
     assert "body={" not in done.stdout
     start = ctxconf("show", "late-mcp-server").stdout
     assert '  tools:\n    │ [\n    │   {\n    │     "name": "read"\n' in start

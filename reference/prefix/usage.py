@@ -192,6 +192,7 @@ def _bedrock(body: Mapping[str, Any]) -> Usage:
     output = _count(body, "usage", "outputTokens")
     # rule: pfx.usage.bedrock
     # rule: pfx.usage.bedrock-no-fallback
+    # rule: pfx.usage.bedrock-total
     input_total = total - output if total is not None and output is not None else None
     return Usage.of(
         input_total,
