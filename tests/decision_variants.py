@@ -517,6 +517,17 @@ _PREFIX_VARIANTS = (
             ),
         ),
     ),
+    Mutant(
+        "pfx.usage.uncached-writes",
+        "writes-not-uncached",
+        "prefix/usage.py",
+        (
+            (
+                "input_total - cache_read if input_total",
+                "input_total - cache_read - (cache_write or 0) if input_total",
+            ),
+        ),
+    ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
     variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)

@@ -29,6 +29,7 @@ class Usage:
     def of(cls, input_total: int | None, cache_read: int | None, cache_write: int | None) -> Usage:
         # Uncached is what the total holds besides the cache reads: known only when both are.
         # rule: pfx.usage.numbers
+        # rule: pfx.usage.uncached-writes
         uncached = (
             input_total - cache_read if input_total is not None and cache_read is not None else None
         )
