@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .config import HistoryConfig
-from .entries import Assistant, Compaction, Entry, Result, Snapshot, Summary
+from .entries import Assistant, Compaction, Entry, Result, Snapshot, Summary, User
 from .request import (
     Block,
     RequestView,
@@ -120,9 +120,9 @@ def _images(plan: Plan, start: Start, config: HistoryConfig) -> tuple[Plan, int]
     def images(blocks: Sequence[Block]) -> list[tuple[str, int]]:
         found: list[tuple[str, int]] = []
         for block in blocks:
-            names: tuple[str, ...] = getattr(block.entry, "images", ())
-            assert block.entry is not None
-            found += [(block.entry.id, i) for i in range(len(names))]
+            entry = block.entry
+            if isinstance(entry, User | Result):
+                found += [(entry.id, index) for index in range(len(entry.images))]
         return [image for image in found if image not in done]
 
     keep = config.ladder.images_keep
