@@ -553,3 +553,14 @@ def test_the_reference_passes_the_history_cases(tmp_path: Path) -> None:
     results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     verdicts = {case["verdict"] for case in results["cases"] if case["area"] == "history"}
     assert verdicts == {"pass"}, done.stdout
+
+
+def test_a_history_step_is_held_to_its_closed_shape(tmp_path: Path) -> None:
+    spec = tmp_path / "spec"
+    shutil.copytree(SPEC, spec)
+    path = spec / "conformance" / "history.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["cases"][0]["steps"][1]["loud"] = True
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    done = ctxconf("validate", "--spec", spec, expect=1)
+    assert "/cases/0/steps/1/loud" in done.stdout + done.stderr
