@@ -143,10 +143,11 @@ _MORE_VARIANTS = (
         ('return ("number", Decimal(value))', 'return ("number", str(value))'),
     ),
 )
+# The prefix session's refusal of a withdrawn tool, which a variant moves after the mode's.
 _WITHDRAWN_REFUSAL = (
     '        if tool in self._withdrawn:\n            return t.render("withdrawn", tool=tool)\n'
 )
-# Each setter of the prefix session as the reference writes it, with the key of what it sets.
+# Each setter of the prefix session, quoted so that it occurs once, with the key of what it sets.
 _PREFIX_SETTERS = (
     ("-> None:\n        self._date = date\n", "_DATE"),
     ("-> None:\n        self._mode = mode\n", "_MODE"),
@@ -157,11 +158,14 @@ _PREFIX_SETTERS = (
 
 
 def _after_each_setter(method: str) -> tuple[tuple[str, str], ...]:
-    """Edits that call `method` of the session with the setter's key after each setter."""
-    return tuple(
-        (line, f"{line.rstrip()}\n        self.{method}({key})\n" + line[len(line.rstrip()) + 1 :])
-        for line, key in _PREFIX_SETTERS
-    )
+    """Edits that call the session's `method` with the setter's key right after each setter."""
+    edits = []
+    for source, key in _PREFIX_SETTERS:
+        assignment = source.strip().splitlines()[-1].strip()
+        edits.append(
+            (source, source.replace(assignment, f"{assignment}\n        self.{method}({key})"))
+        )
+    return tuple(edits)
 
 
 # The prefix area's decisions, each read the other way in its reference.
