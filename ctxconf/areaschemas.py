@@ -16,8 +16,9 @@ Each is embedded as a resource of its own (its `$id`), so its own `$ref`s resolv
 
 A run request's steps are checked by its area: `run_request_schema` adds one branch per registered
 area to protocol/run-request.json, `$ref`ing the same case and step shapes the case-file schema
-names for that area, open. An area whose shapes live in its own folder has a closed file shape
-only; its requests are held to the fields every area shares.
+names for that area, open. An area whose shapes live in its own folder lends its step shape the
+same way, opened (its `additionalProperties: false` left out) and embedded under an `$id` of its
+own.
 """
 
 from __future__ import annotations
@@ -132,13 +133,39 @@ def _open_shapes(area: str) -> dict[str, Any] | None:
     }
 
 
+def _opened(schema: Any) -> Any:
+    """`schema` with every `additionalProperties: false` left out: the same shapes, open to
+    fields they do not name, as a run request's are."""
+    if isinstance(schema, dict):
+        return {
+            key: _opened(value)
+            for key, value in schema.items()
+            if not (key == "additionalProperties" and value is False)
+        }
+    if isinstance(schema, list):
+        return [_opened(item) for item in schema]
+    return schema
+
+
+def _own_open_shapes(name: str, path: Path, schema: dict[str, Any]) -> dict[str, Any]:
+    """The steps of an area whose case shape is in its own folder: that file, opened and embedded
+    in `schema`'s `$defs` under an `$id` of its own, its step shape `$ref`ed."""
+    shape = _opened(_embedded(path, name, "run"))
+    shape["$id"] = f"urn:ctxconf:area:{name}:run"
+    schema.setdefault("$defs", {})[f"area_{name}"] = shape
+    return {"properties": {"steps": {"items": {"$ref": f"{shape['$id']}#/$defs/step"}}}}
+
+
 @functools.cache
 def run_request_schema() -> dict[str, Any]:
     """protocol/run-request.json with each registered area's steps checked by that area's
     shapes, picked by the request's `area`."""
     schema = copy.deepcopy(_read(schemas_dir() / RUN_REQUEST))
-    for name in REGISTRY:
-        shapes = _open_shapes(name)
+    for name, area in REGISTRY.items():
+        if area.case_schema is not None:
+            shapes: dict[str, Any] | None = _own_open_shapes(name, area.case_schema, schema)
+        else:
+            shapes = _open_shapes(name)
         if shapes is not None:
             schema.setdefault("allOf", []).append(
                 {

@@ -6,15 +6,18 @@
     text = session.read("src/app.py", content)      # insert `text` as the tool result
     text = session.read("src/app.py", content)      # "[#0002 …] Unchanged since #0001, …"
 
-Each area is a folder (`context/`, `prefix/`) registered in `areas.REGISTRY`. `PrefixSession`
-keeps the prefix of every request stable (area `prefix`); `normalise_usage` reads the
-cached-token numbers of any provider's response; `run_area_case` runs a case of any area.
+Each area is a folder (`context/`, `prefix/`, `history/`) registered in `areas.REGISTRY`.
+`PrefixSession` keeps the prefix of every request stable (area `prefix`); `normalise_usage` reads
+the cached-token numbers of any provider's response; `HistorySession` keeps the conversation as a
+tree written at turn boundaries and compacts it by a ladder (area `history`); `run_area_case`
+runs a case of any area.
 This package imports nothing of ctxconf's tools and no test or fuzz dependency.
 """
 
 from .area import Area
 from .areas import AREAS, OPS_BY_AREA, REGISTRY, UnknownArea, area_of, run_area_case
 from .context import ContextConfig, Limits, PatchFile, Session, run_case
+from .history import HistoryConfig, HistorySession, HistoryStepError
 from .prefix import (
     McpServer,
     PrefixConfig,
@@ -33,6 +36,9 @@ __all__ = [
     "REGISTRY",
     "Area",
     "ContextConfig",
+    "HistoryConfig",
+    "HistorySession",
+    "HistoryStepError",
     "Limits",
     "McpServer",
     "PatchFile",
