@@ -87,16 +87,22 @@ _RULE_BY_TEXT: tuple[tuple[str, str], ...] = (
     ("reload_damaged", "hist.persist.damaged-refused"),
     ("not_loaded", "hist.persist.damaged-refused"),
     ("retry_not_loaded", "hist.persist.damaged-refused"),
+    ("transcript_damaged", "hist.persist.damaged-refused"),
     ("torn_dropped", "hist.persist.torn-tail"),
     ("retry_sent", "hist.retry.after-reload"),
     ("retry_nothing", "hist.retry.after-reload"),
+    ("transcript_pending", "hist.persist.pending"),
+    ("transcript_cleared", "hist.turn.boundary"),
     ("branch_unclean", "hist.branch.clean-target"),
     ("draft", "hist.branch.edit"),
     ("tree_forked", "hist.fork.lineage"),
+    ("transcript_fork", "hist.fork.lineage"),
     ("forked", "hist.fork.lineage"),
     ("fork_exists", "hist.fork.copy"),
     ("label_exists", "hist.checkpoint.boundary"),
     ("checkpoint_root", "hist.checkpoint.boundary"),
+    ("transcript_label", "hist.checkpoint.persisted"),
+    ("transcript_done", "hist.checkpoint.persisted"),
     ("rewind_completed", "hist.rewind.once"),
     ("rewind_dropped", "hist.rewind.dropped"),
     ("rewind_unknown", "hist.rewind.unknown"),
@@ -104,25 +110,27 @@ _RULE_BY_TEXT: tuple[tuple[str, str], ...] = (
     ("trimmed", "hist.trim.newest"),
     ("trim_done", "hist.trim.newest"),
     ("trim_nothing", "hist.trim.forward"),
-    ("elided", "hist.elide.pair"),
+    ("result_elided", "hist.elide.pair"),
+    ("elided_line", "hist.elide.batched"),
     ("image_pruned", "hist.images.prune"),
+    ("pruned_line", "hist.images.prune"),
+    ("snapshot", "hist.snapshot.shape"),
+    ("snapshot_page", "hist.snapshot.shape"),
+    ("snapshot_line", "hist.snapshot.shape"),
+    ("summary", "hist.summary.chain"),
+    ("summary_line", "hist.summary.chain"),
+    ("summary_previous", "hist.summary.chain"),
     ("summary_files", "hist.branch.reads"),
     ("summary_missing", "hist.summary.chain"),
     ("overflow_stop", "hist.compact.overflow"),
     ("shake_nothing", "hist.command.shake"),
     ("compact_nothing", "hist.ladder.order"),
+    ("request_change", "hist.tokens.measure"),
     ("context", "hist.command.context"),
+    ("unknown_command", "hist.command.context"),
 )
-# Lines of a request or a compaction report that name what a rung did.
-_RULE_BY_LINE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^--- snapshot |^snapshot of |^page \d+: "), "hist.snapshot.shape"),
-    (re.compile(r"^--- summary |^summary of "), "hist.summary.chain"),
-    (re.compile(r"^elided \d+ results"), "hist.elide.batched"),
-    (re.compile(r"^pruned \d+ images"), "hist.images.prune"),
-    (re.compile(r"^request \d+ \S+ \d+ tokens$"), "hist.tokens.measure"),
-    (re.compile(r"^entry \S+-\d+ "), "hist.fork.new-ids"),
-    (re.compile(r"^fork \S+ from "), "hist.fork.lineage"),
-)
+# Lines of a transcript that name a fork's copies.
+_FORK_COPY = re.compile(r"^entry \S+-\d+ ")
 _RULE_BY_OP: Mapping[str, str] = {
     "start": "hist.tree.path",
     "user": "hist.tree.path",
@@ -153,7 +161,7 @@ _RULE_BY_COMMAND: tuple[tuple[str, str], ...] = (
 )
 RULES_GUESSED = frozenset(
     [rule for _, rule in _RULE_BY_TEXT + _RULE_BY_COMMAND]
-    + [rule for _, rule in _RULE_BY_LINE]
+    + ["hist.fork.new-ids"]
     + list(_RULE_BY_OP.values())
 )
 
@@ -183,10 +191,8 @@ def guess_rules(
         pattern = template_pattern(texts, name)
         if len(pattern.findall(expected)) != len(pattern.findall(actual or "")):
             add(rule)
-    for line in _differing_lines(expected, actual):
-        for line_pattern, rule in _RULE_BY_LINE:
-            if line_pattern.search(line):
-                add(rule)
+    if any(_FORK_COPY.search(line) for line in _differing_lines(expected, actual)):
+        add("hist.fork.new-ids")
     if step["op"] == "command":
         text = str(step.get("text", ""))
         add(
@@ -195,6 +201,7 @@ def guess_rules(
                 "hist.command.context",
             )
         )
-    if not rules:
+    if not rules or step["op"] == "transcript":
+        # Whatever a transcript's lines differ by, its records are what differs.
         add(_RULE_BY_OP.get(str(step["op"]), "hist.tree.path"))
     return rules

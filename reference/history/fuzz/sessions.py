@@ -48,7 +48,7 @@ from .texts import (
 )
 
 # Weights of the ops; each state of the session allows some of them (`_Builder._allowed`).
-HISTORY_OP_WEIGHTS = (12, 8, 10, 8, 2, 1, 1, 2, 3, 1, 1, 3, 2, 2, 3, 3, 2, 3, 2, 3)
+HISTORY_OP_WEIGHTS = (14, 8, 8, 8, 1, 1, 1, 1, 3, 1, 1, 3, 2, 2, 3, 3, 3, 3, 3, 3)
 # The operations that write between turns, and are refused while a turn is open.
 _BETWEEN = ("branch", "fork", "switch", "checkpoint", "rewind", "trim", "compact", "command")
 _LOOKS = ("request", "transcript", "tree")
@@ -171,11 +171,19 @@ class _Builder:
         return True
 
     def _weight(self, op: str, weight: int) -> int:
-        if not self.turn:
-            return weight
-        if op in _BETWEEN:
-            return 1  # refused as busy
-        return weight * 3 if op in ("assistant", "result", "end_turn") else weight
+        """`op`'s weight now: a turn mostly goes on, a refusal is drawn now and then."""
+        if self.turn:
+            if op in _BETWEEN:
+                return 1  # refused as busy
+            return weight * 6 if op in ("assistant", "result", "end_turn") else weight
+        conversation = self.conversation
+        if op == "checkpoint" and conversation.tip is None:
+            return 1
+        if op == "rewind":
+            return weight + 3 if conversation.labels else 1
+        if op == "retry":
+            return 4 if self.live.pending is not None and not self.refused else 1
+        return weight
 
     # -- turns ----------------------------------------------------------------------------------
 
@@ -412,11 +420,12 @@ def _step_then_more(draw: Draw, builder: _Builder, max_steps: int) -> bool:
     builder.draw = draw
     if not builder.step():
         return False
-    return len(builder.steps) < max_steps and _maybe(draw, 95)
+    # A session whose transcript was found damaged has little left to show.
+    return len(builder.steps) < max_steps and _maybe(draw, 60 if builder.refused else 97)
 
 
 @st.composite
-def history_sessions(draw: Draw, max_steps: int = 60, ops: Collection[str] | None = None) -> Case:
+def history_sessions(draw: Draw, max_steps: int = 80, ops: Collection[str] | None = None) -> Case:
     """A session of the history area, as a case without its expected texts: `{"steps": [...]}`,
     its first step `start` (whatever `ops` names); about one in twenty is larger than the
     bound."""

@@ -27,9 +27,9 @@ HISTORY_OPS = (
     "command",
 )
 
-# Windows around the ladder's numbers (history.ladder: keep_tokens 2000, target 0.5), so that
-# some sessions never compact, and some must.
-WINDOWS = (200000, 3000, 6000, 12000)
+# Windows around the ladder's numbers (history.ladder: keep_tokens 60, target 0.5, an image 50
+# tokens), so that some sessions never compact, and some must.
+WINDOWS = (100000, 300, 600, 1500)
 USER_TEXTS = (
     "Fix the flaky test.",
     "Where are we?",
@@ -42,12 +42,12 @@ REPORTS = ("Nothing useful in the logs.", "The bug is in cache.py:\nline 12 is o
 IMAGES = ("shot.png", "diagram 2.png", "ü.jpg")
 PATHS = ("src/reader.py", "tests/test_cache.py", "ü docs.md")
 COMMANDS = ("/shake", "/compact", "/compact keep the test names", "/context", "/tree", "/undo")
-TRIM_BUDGETS = (0, 40, 300, 1200, 4000, 100000)
+TRIM_BUDGETS = (0, 20, 60, 150, 400, 100000)
 LABELS = ("cp1", "cp2", "cp3", "before-refactor")
 FORK_NAMES = ("f1", "f2", "side")
 # Lines a result's text is made of; a count of them sets its size (4 characters a token).
 _RESULT_LINE = "line {n}: ok é"
-RESULT_SIZES = (0, 1, 3, 60, 250, 700)
+RESULT_SIZES = (0, 1, 3, 8, 25, 70)
 SHORT_RESULTS = ("ok", "3 files\nchanged", "Error: no such file")
 
 
