@@ -38,9 +38,10 @@ from ctxconf.spectools.validate import validate_files
 from tests.cli import Done
 
 REPO = Path(__file__).resolve().parents[1]
-# Faults of the context area; those of the prefix area are named prefix_*.
+# Faults of the context area; those of the prefix area are named prefix_*, those of the history
+# area history_* (tests/test_history_fuzz.py).
 FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("[!_]*.py")
-                if not p.stem.startswith("prefix_"))
+                if not p.stem.startswith(("prefix_", "history_")))
 PREFIX_FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("prefix_*.py"))
 CONFIG = ContextConfig.load()
 

@@ -33,6 +33,12 @@ _ORDER = (
     "prefix.usage",
     "prefix.config",
     "prefix.session",
+    "history.store",
+    "history.core",
+    "history.ladder",
+    "history.moves",
+    "history.sizing",
+    "history.session",
     "areas",
 )
 

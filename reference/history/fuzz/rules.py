@@ -92,6 +92,7 @@ _RULE_BY_TEXT: tuple[tuple[str, str], ...] = (
     ("retry_sent", "hist.retry.after-reload"),
     ("retry_nothing", "hist.retry.after-reload"),
     ("transcript_pending", "hist.persist.pending"),
+    ("transcript_entry", "hist.turn.boundary"),
     ("transcript_cleared", "hist.turn.boundary"),
     ("branch_unclean", "hist.branch.clean-target"),
     ("draft", "hist.branch.edit"),
@@ -129,8 +130,8 @@ _RULE_BY_TEXT: tuple[tuple[str, str], ...] = (
     ("context", "hist.command.context"),
     ("unknown_command", "hist.command.context"),
 )
-# Lines of a transcript that name a fork's copies.
-_FORK_COPY = re.compile(r"^entry \S+-\d+ ")
+# An id of a fork's copy (history.texts.fork_id, "{fork}-{k}") in a line that differs.
+_FORK_COPY = re.compile(r"(?<![\w-])[A-Za-z]\w*-\d+(?![\w-])")
 _RULE_BY_OP: Mapping[str, str] = {
     "start": "hist.tree.path",
     "user": "hist.tree.path",

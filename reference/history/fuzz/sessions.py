@@ -48,7 +48,7 @@ from .texts import (
 )
 
 # Weights of the ops; each state of the session allows some of them (`_Builder._allowed`).
-HISTORY_OP_WEIGHTS = (14, 8, 8, 8, 1, 1, 1, 1, 3, 1, 1, 3, 2, 2, 3, 3, 3, 3, 3, 3)
+HISTORY_OP_WEIGHTS = (14, 3, 1, 1, 8, 8, 8, 1, 1, 1, 1, 3, 2, 2, 3, 3, 3, 3, 3, 3)
 # The operations that write between turns, and are refused while a turn is open.
 _BETWEEN = ("branch", "fork", "switch", "checkpoint", "rewind", "trim", "compact", "command")
 _LOOKS = ("request", "transcript", "tree")

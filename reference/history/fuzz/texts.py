@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+# The person's message, then what can be looked at any time (so that any few of the first ops
+# make sessions on their own), then the rest of a turn, the crashes, the moves, the ladder.
 HISTORY_OPS = (
     "user",
+    "request",
+    "transcript",
+    "tree",
     "assistant",
     "result",
     "end_turn",
@@ -13,9 +18,6 @@ HISTORY_OPS = (
     "reload",
     "damage",
     "retry",
-    "request",
-    "transcript",
-    "tree",
     "branch",
     "fork",
     "switch",
