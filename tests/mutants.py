@@ -29,6 +29,9 @@ def _m(rule: str, name: str, file: str, *edits: tuple[str, str]) -> Mutant:
     return Mutant(rule, name, file, edits)
 
 
+# The loop of a history reload that applies each record read.
+_HISTORY_RELOAD = "        for record in loaded.records:\n            self.state.apply(record)"
+
 MUTANTS: tuple[Mutant, ...] = (
     _m("ctx.id.bracket", "sentence-on-next-line", "context/session.py",
        ('return f"{bracket} {sentence}"', 'return f"{bracket}\\n{sentence}"')),
@@ -321,6 +324,131 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("pfx.usage.shown", "not-reported-as-zero", "prefix/session.py",
        ('return t.render("not_reported") if value is None else str(value)',
         'return "0" if value is None else str(value)')),
+    # The history area (reference/history/): one or more per rule, none for a decision
+    # (tests/history_variants.py reads each decision the other way).
+    _m("hist.persist.cold-equals-live", "reload-drops-text-beside-calls", "history/session.py",
+       (_HISTORY_RELOAD, "        for record in loaded.records:\n"
+                 '            if record["type"] == "entry" and record["entry"].get("calls"):\n'
+                 '                record = {**record, "entry": {**record["entry"], "text": ""}}\n'
+                 "            self.state.apply(record)")),
+    _m("hist.persist.no-half-turn", "each-message-written-at-once", "history/core.py",
+       ("        self.state.apply(record)\n        self._unwritten.append(record)",
+        "        self.state.apply(record)\n        self.store.write([record])")),
+    _m("hist.persist.torn-tail", "torn-fragment-kept", "history/store.py",
+       ("            del self.records[-1]\n", "            pass\n")),
+    _m("hist.persist.append-only", "tip-records-replaced", "history/store.py",
+       ("        self.records.extend(encode(record) for record in records)",
+        '        if records[0]["type"] == "tip":\n'
+        "            self.records = [r for r in self.records if '\"type\":\"tip\"' not in r]\n"
+        "        start = len(self.records)\n"
+        "        self.records.extend(encode(record) for record in records)")),
+    _m("hist.retry.after-reload", "retry-at-the-root", "history/session.py",
+       ("User(pending.id, self._tip,", "User(pending.id, None,")),
+    _m("hist.trim.newest", "budget-reached-is-over", "history/ladder.py",
+       ("        if total > budget:", "        if total >= budget:")),
+    _m("hist.trim.no-orphan", "cut-at-a-result", "history/ladder.py",
+       ('        if messages[index].kind == "user":',
+        '        if messages[index].kind in ("user", "result"):')),
+    _m("hist.trim.starts-with-user", "cut-at-an-assistant", "history/ladder.py",
+       ('        if messages[index].kind == "user":',
+        '        if messages[index].kind in ("user", "assistant"):')),
+    _m("hist.tree.path", "request-of-every-entry", "history/core.py",
+       ("        return view_of(self._path(), self.config)",
+        "        return view_of(list(self.state.conversation.entries.values()), self.config)")),
+    _m("hist.tree.tip-persisted", "reload-ignores-tips", "history/session.py",
+       (_HISTORY_RELOAD, "        for record in loaded.records:\n"
+                 '            if record["type"] != "tip":\n'
+                 "                self.state.apply(record)")),
+    _m("hist.branch.pointer", "branch-writes-its-target", "history/moves.py",
+       ("        self._write([tip_record(conversation.name, target.id)])",
+        "        self._write([entry_record(conversation.name, target),\n"
+        "                     tip_record(conversation.name, target.id)])")),
+    _m("hist.branch.back", "branch-lands-before-its-target", "history/moves.py",
+       ("        self._write([tip_record(conversation.name, target.id)])",
+        "        self._write([tip_record(conversation.name, target.parent)])")),
+    _m("hist.branch.edit", "person-message-kept-on-the-path", "history/moves.py",
+       ("            self._write([tip_record(conversation.name, target.parent)])",
+        "            self._write([tip_record(conversation.name, target.id)])")),
+    _m("hist.branch.clean-target", "unfinished-call-accepted", "history/moves.py",
+       ("        if open_calls(conversation.path_to(to)):", "        if False:")),
+    _m("hist.branch.reads", "paths-sorted", "history/ladder.py",
+       ("    return tuple(found)", "    return tuple(sorted(found))")),
+    _m("hist.fork.copy", "fork-leaves-out-the-tip", "history/moves.py",
+       ("for entry in path]", "for entry in path[:-1]]")),
+    _m("hist.fork.new-ids", "copies-keep-their-ids", "history/moves.py",
+       ('        ids = {e.id: t.render("fork_id", fork=name, k=k) for k, e in enumerate(path, start=1)}',
+        "        ids = {e.id: e.id for e in path}"),
+       ("        taken = sorted((self.state.ids() | self._given) & set(ids.values()))",
+        "        taken: list[str] = []")),
+    _m("hist.fork.lineage", "tree-without-its-source", "history/tree.py",
+       ("    if conversation.forked_from is not None:", "    if False:")),
+    _m("hist.checkpoint.boundary", "label-on-the-parent", "history/moves.py",
+       ("label_record(conversation.name, label, conversation.tip)",
+        "label_record(conversation.name, label, "
+        "conversation.entries[conversation.tip].parent or conversation.tip)")),
+    _m("hist.checkpoint.persisted", "reload-ignores-labels", "history/session.py",
+       (_HISTORY_RELOAD, "        for record in loaded.records:\n"
+                 '            if record["type"] not in ("label", "done"):\n'
+                 "                self.state.apply(record)")),
+    _m("hist.rewind.pointer", "digest-after-the-exploration", "history/moves.py",
+       ("Digest(entry_id, target, label,", "Digest(entry_id, conversation.tip, label,")),
+    _m("hist.rewind.digest", "digest-is-the-report", "history/moves.py",
+       ('t.render("digest", label=label, report=report)', "report")),
+    _m("hist.rewind.dropped", "clamped-to-the-oldest-live-entry", "history/moves.py",
+       ("        if not self._live_entry(target):\n"
+        "            # rule: hist.rewind.dropped\n"
+        '            return t.render("rewind_dropped", label=label)',
+        "        if not self._live_entry(target):\n"
+        "            alive = [e.id for e in self._path() if self._live_entry(e.id)]\n"
+        "            if not alive:\n"
+        '                return t.render("rewind_dropped", label=label)\n'
+        "            target = alive[0]")),
+    _m("hist.rewind.unknown", "unknown-as-dropped", "history/moves.py",
+       ('return t.render("rewind_unknown", label=label)',
+        'return t.render("rewind_dropped", label=label)')),
+    _m("hist.ladder.order", "every-rung-runs", "history/ladder.py",
+       ("        if target is not None and current <= target:\n            break",
+        "        if False:\n            break")),
+    _m("hist.elide.pair", "elided-without-its-header", "history/request.py",
+       ("            lines.append(elided_text(entry, config))",
+        "            lines[-1:] = [elided_text(entry, config)]")),
+    _m("hist.elide.batched", "no-minimum", "history/ladder.py",
+       ("if not chosen or reclaimed <= 0 or reclaimed < minimum:",
+        "if not chosen or reclaimed <= 0:")),
+    _m("hist.images.prune", "pruned-image-still-named-an-image", "history/request.py",
+       ('lines.append(t.render("image_pruned", image=name))',
+        'lines.append(t.render("image", image=name))')),
+    _m("hist.snapshot.shape", "pages-from-zero", "history/request.py",
+       ("first, last = page * size + 1,", "first, last = page * size,")),
+    _m("hist.snapshot.from-source", "earlier-source-forgotten", "history/ladder.py",
+       ("source = previous.snapshot.source + _ids(body[: start.tail])",
+        "source = _ids(body[: start.tail])")),
+    _m("hist.snapshot.vision", "snapshot-without-vision", "history/ladder.py",
+       ("            if not vision:", "            if False:")),
+    _m("hist.summary.chain", "summary-not-chained", "history/ladder.py",
+       ("previous.id if isinstance(previous, Compaction) and previous.summary is not None else None",
+        "None")),
+    _m("hist.compact.overflow", "overflow-skips-the-free-rungs", "history/sizing.py",
+       ("        rejected = self.request_view().tokens\n        run = run_ladder(\n"
+        "            self._path(),\n            self.config,\n            entry_id=entry_id,\n"
+        "            rungs=RUNGS,",
+        "        rejected = self.request_view().tokens\n        run = run_ladder(\n"
+        "            self._path(),\n            self.config,\n            entry_id=entry_id,\n"
+        "            rungs=(SUMMARY,),")),
+    _m("hist.compact.clean-cut", "tail-one-message-early", "history/ladder.py",
+       ("    return Start(view, kept_from(view.body, budget))",
+        "    return Start(view, max(0, kept_from(view.body, budget) - 1))")),
+    _m("hist.compact.reachable", "compacted-entries-gone", "history/moves.py",
+       ("        target = conversation.entries.get(to)",
+        "        target = conversation.entries.get(to)\n"
+        '        if any(e.kind == "compaction" for e in conversation.path()):\n'
+        "            target = None if target not in conversation.path()[-1:] else target")),
+    _m("hist.command.context", "images-left-out", "history/sizing.py",
+       ('                by_kind["images"] += block.images * image_tokens', "                pass")),
+    _m("hist.command.shake", "shake-needs-the-elision-minimum", "history/sizing.py",
+       ("elide_min=0 if shake else ladder.elide_min_tokens", "elide_min=ladder.elide_min_tokens")),
+    _m("hist.command.tree", "tree-command-shows-the-request", "history/sizing.py",
+       ("            return self.tree()", "            return self.request()")),
 )
 
 
