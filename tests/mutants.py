@@ -327,10 +327,11 @@ MUTANTS: tuple[Mutant, ...] = (
     # The history area (reference/history/): one or more per rule, none for a decision
     # (tests/history_variants.py reads each decision the other way).
     _m("hist.persist.cold-equals-live", "reload-drops-text-beside-calls", "history/session.py",
-       (_HISTORY_RELOAD, "        for record in loaded.records:\n"
-                 '            if record["type"] == "entry" and record["entry"].get("calls"):\n'
-                 '                record = {**record, "entry": {**record["entry"], "text": ""}}\n'
-                 "            self.state.apply(record)")),
+       (_HISTORY_RELOAD,
+        "        for record in loaded.records:\n"
+        '            if record["type"] == "entry" and record["entry"].get("calls"):\n'
+        '                record = {**record, "entry": {**record["entry"], "text": ""}}\n'
+        "            self.state.apply(record)")),
     _m("hist.persist.no-half-turn", "each-message-written-at-once", "history/core.py",
        ("        self.state.apply(record)\n        self._unwritten.append(record)",
         "        self.state.apply(record)\n        self.store.write([record])")),
@@ -356,9 +357,10 @@ MUTANTS: tuple[Mutant, ...] = (
        ("        return view_of(self._path(), self.config)",
         "        return view_of(list(self.state.conversation.entries.values()), self.config)")),
     _m("hist.tree.tip-persisted", "reload-ignores-tips", "history/session.py",
-       (_HISTORY_RELOAD, "        for record in loaded.records:\n"
-                 '            if record["type"] != "tip":\n'
-                 "                self.state.apply(record)")),
+       (_HISTORY_RELOAD,
+        "        for record in loaded.records:\n"
+        '            if record["type"] != "tip":\n'
+        "                self.state.apply(record)")),
     _m("hist.branch.pointer", "branch-writes-its-target", "history/moves.py",
        ("        self._write([tip_record(conversation.name, target.id)])",
         "        self._write([entry_record(conversation.name, target),\n"
@@ -387,9 +389,10 @@ MUTANTS: tuple[Mutant, ...] = (
         "label_record(conversation.name, label, "
         "conversation.entries[conversation.tip].parent or conversation.tip)")),
     _m("hist.checkpoint.persisted", "reload-ignores-labels", "history/session.py",
-       (_HISTORY_RELOAD, "        for record in loaded.records:\n"
-                 '            if record["type"] not in ("label", "done"):\n'
-                 "                self.state.apply(record)")),
+       (_HISTORY_RELOAD,
+        "        for record in loaded.records:\n"
+        '            if record["type"] not in ("label", "done"):\n'
+        "                self.state.apply(record)")),
     _m("hist.rewind.pointer", "digest-after-the-exploration", "history/moves.py",
        ("Digest(entry_id, target, label,", "Digest(entry_id, conversation.tip, label,")),
     _m("hist.rewind.digest", "digest-is-the-report", "history/moves.py",
