@@ -23,9 +23,8 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         "written-when-the-calls-are-answered",
         "session.py",
         (
-            "        entry = Result(entry_id, self._tip, call, text, tuple(images), error, uneventful)\n"
-            "        self._append(entry)\n",
-            "        entry = Result(entry_id, self._tip, call, text, tuple(images), error, uneventful)\n"
+            "tuple(images), error, uneventful)\n        self._append(entry)\n",
+            "tuple(images), error, uneventful)\n"
             "        self._append(entry)\n"
             "        if not open_calls(self._path()):\n"
             "            self.store.write(self._unwritten)\n"
@@ -71,7 +70,8 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         "overflow-writes-at-once",
         "sizing.py",
         (
-            '        self._overflowed = True\n        return self._finish(run.entry, run.lines, "")',
+            "        self._overflowed = True\n"
+            '        return self._finish(run.entry, run.lines, "")',
             "        self._overflowed = True\n"
             '        text = self._finish(run.entry, run.lines, "")\n'
             "        self.store.write(self._unwritten)\n"
@@ -158,7 +158,8 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         "numbered-in-the-source",
         "moves.py",
         (
-            '        ids = {e.id: t.render("fork_id", fork=name, k=k) for k, e in enumerate(path, start=1)}',
+            '        ids = {e.id: t.render("fork_id", fork=name, k=k)'
+            " for k, e in enumerate(path, start=1)}",
             "        place = {entry_id: k for k, entry_id in enumerate(source.entries, start=1)}\n"
             '        ids = {e.id: t.render("fork_id", fork=name, k=place[e.id]) for e in path}',
         ),
@@ -168,7 +169,8 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         "files-restored",
         "moves.py",
         (
-            '        digest = Digest(entry_id, target, label, t.render("digest", label=label, report=report))',
+            "        digest = Digest(entry_id, target, label, "
+            't.render("digest", label=label, report=report))',
             "        path = self._path()\n"
             "        after = path[[e.id for e in path].index(target) + 1 :]\n"
             "        restored = list(dict.fromkeys(\n"
@@ -228,7 +230,9 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "    chars = len(snapshot_source(plan.path, draft, config))",
             "    shown = effects_of((*plan.path, plan.entry()))\n"
             "    by_id = {entry.id: entry for entry in plan.path}\n"
-            '    chars = len("\\n".join(message_block(by_id[i], config, shown).text for i in source))',
+            '    chars = len("\\n".join(\n'
+            "        message_block(by_id[i], config, shown).text for i in source\n"
+            "    ))",
         ),
     ),
 )
