@@ -214,7 +214,7 @@ class _Builder:
         if text:
             step["text"] = text
         count = _choice(self.draw, (0, 1, 2, 3), (5, 4, 2, 1))
-        calls = []
+        calls: list[dict[str, Any]] = []
         for _ in range(count):
             tool = str(self.draw(st.sampled_from(TOOLS)))
             path = str(self.draw(st.sampled_from(PATHS)))
@@ -222,7 +222,7 @@ class _Builder:
             calls.append({"call": self.fresh("c"), "tool": tool, "args": args})
         if calls:
             step["calls"] = calls
-            self.waiting = [call["call"] for call in calls]
+            self.waiting = [str(call["call"]) for call in calls]
         elif not text:
             step["text"] = ASSISTANT_TEXTS[0]  # a final answer says something
         self.conversation.append(entry_id, "assistant", len(calls))
