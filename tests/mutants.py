@@ -375,6 +375,9 @@ MUTANTS: tuple[Mutant, ...] = (
        ("        if open_calls(conversation.path_to(to)):", "        if False:")),
     _m("hist.branch.reads", "paths-sorted", "history/ladder.py",
        ("    return tuple(found)", "    return tuple(sorted(found))")),
+    _m("hist.branch.reads", "failed-reads-listed", "history/ladder.py",
+       ('if call.tool != "read" or call.call in failed or call.call not in answered:',
+        'if call.tool != "read" or call.call not in answered:')),
     _m("hist.fork.copy", "fork-leaves-out-the-tip", "history/moves.py",
        ("for entry in path]", "for entry in path[:-1]]")),
     _m("hist.fork.new-ids", "copies-keep-their-ids", "history/moves.py",
@@ -438,6 +441,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "        rejected = self.request_view().tokens\n        run = run_ladder(\n"
         "            self._path(),\n            self.config,\n            entry_id=entry_id,\n"
         "            rungs=(SUMMARY,),")),
+    _m("hist.compact.overflow", "ignores-the-size-test", "history/ladder.py",
+       ("if rejected is not None and current + request >= rejected:", "if False:")),
+    _m("hist.compact.overflow", "summary-request-not-counted", "history/ladder.py",
+       ("if rejected is not None and current + request >= rejected:",
+        "if rejected is not None and current >= rejected:")),
+    _m("hist.compact.overflow", "overflow-compacts-twice", "history/sizing.py",
+       ("        if self._overflowed:", "        if False:")),
     _m("hist.compact.clean-cut", "tail-one-message-early", "history/ladder.py",
        ("    return Start(view, kept_from(view.body, budget))",
         "    return Start(view, max(0, kept_from(view.body, budget) - 1))")),
@@ -450,6 +460,9 @@ MUTANTS: tuple[Mutant, ...] = (
        ('                by_kind["images"] += block.images * image_tokens', "                pass")),
     _m("hist.command.shake", "shake-needs-the-elision-minimum", "history/sizing.py",
        ("elide_min=0 if shake else ladder.elide_min_tokens", "elide_min=ladder.elide_min_tokens")),
+    _m("hist.command.shake", "shake-keeps-the-compaction-tail", "history/sizing.py",
+       ("budget=ladder.shake_keep_tokens if shake else ladder.keep_tokens",
+        "budget=ladder.keep_tokens")),
     _m("hist.command.tree", "tree-command-shows-the-request", "history/sizing.py",
        ("            return self.tree()", "            return self.request()")),
 )
