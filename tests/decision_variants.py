@@ -9,6 +9,7 @@ case of the rule it breaks. Both are `Mutant`s, built by `load_mutant`.
 
 from __future__ import annotations
 
+from .history_variants import HISTORY_VARIANTS
 from .mutants import Mutant
 
 _SESSION = "context/session.py"
@@ -534,7 +535,8 @@ _PREFIX_VARIANTS = (
     ),
 )
 DECISION_VARIANTS: dict[str, Mutant] = {
-    variant.rule: variant for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS)
+    variant.rule: variant
+    for variant in (*_VARIANTS, *_MORE_VARIANTS, *_PREFIX_VARIANTS, *HISTORY_VARIANTS)
 }
 
 SHORTCUTS: tuple[Mutant, ...] = (

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxconf.reference import AREAS
 from ctxconf.spec_rules import load_rules
 
 from .bundled_suite import CASES, SPEC, failing_cases
@@ -32,8 +33,8 @@ def test_every_rule_has_a_mutant() -> None:
     assert anchors == {mutant.rule for mutant in MUTANTS} | set(DECISION_VARIANTS)
 
 
-def test_both_areas_have_cases() -> None:
-    assert {area for area, _ in CASES} == {"context", "prefix"}
+def test_every_area_has_cases() -> None:
+    assert {area for area, _ in CASES} == set(AREAS)
 
 
 def test_unmutated_copy_passes_every_case(tmp_path: Path) -> None:
