@@ -184,8 +184,8 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "        digest = Digest(entry_id, target, label, text)",
         ),
         (
-            "from .entries import Digest, User, renamed",
-            "from .entries import Assistant, Digest, User, renamed",
+            "from .entries import Compaction, Digest, Trim, User, renamed",
+            "from .entries import Assistant, Compaction, Digest, Trim, User, renamed",
         ),
     ),
     _v(
@@ -201,6 +201,19 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         (
             "        if entry_id not in ids:\n            return False",
             "        if entry_id not in ids:\n            return True",
+        ),
+    ),
+    _v(
+        "hist.rewind.after-compaction",
+        "live-while-kept-in-the-tail",
+        "moves.py",
+        (
+            "        made = [i for i, entry in enumerate(path)"
+            " if isinstance(entry, Trim | Compaction)]\n"
+            "        return not made or ids.index(entry_id) >= made[-1]",
+            "        cut = next((e.cut for e in reversed(path) if isinstance(e, Trim | Compaction)"
+            " and e.cut), None)\n"
+            "        return cut is None or ids.index(entry_id) >= ids.index(cut)",
         ),
     ),
     _v(

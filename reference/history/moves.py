@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from .core import HistoryStepError, SessionCore
-from .entries import Digest, User, renamed
-from .request import newest_cut
+from .entries import Compaction, Digest, Trim, User, renamed
 from .store import (
     current_record,
     done_record,
@@ -122,11 +121,13 @@ class TreeSteps(SessionCore):
         return ""
 
     def _live_entry(self, entry_id: str) -> bool:
-        """Whether `entry_id` is on the current path, at or after its newest cut."""
+        """Whether `entry_id` is on the current path and not before its newest trim or
+        compaction (so neither before its newest cut)."""
         # rule: hist.rewind.live
-        ids = [entry.id for entry in self._path()]
+        path = self._path()
+        ids = [on_path.id for on_path in path]
         if entry_id not in ids:
             return False
-        cut = newest_cut(self._path())
-        first = cut.cut if cut is not None else None
-        return first is None or ids.index(entry_id) >= ids.index(first)
+        # rule: hist.rewind.after-compaction
+        made = [i for i, entry in enumerate(path) if isinstance(entry, Trim | Compaction)]
+        return not made or ids.index(entry_id) >= made[-1]
