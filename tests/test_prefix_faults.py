@@ -27,7 +27,7 @@ FAULTS = {
         "prefix/usage.py",
         "return Usage.of(_sum(uncached_part, read, write), read, write)",
         "return Usage.of(uncached_part, read, write)",
-        "usage-anthropic",
+        "usage-anthropic-cache-read",
     ),
 }
 
