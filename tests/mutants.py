@@ -435,12 +435,8 @@ MUTANTS: tuple[Mutant, ...] = (
        ("previous.id if isinstance(previous, Compaction) and previous.summary is not None else None",
         "None")),
     _m("hist.compact.overflow", "overflow-skips-the-free-rungs", "history/sizing.py",
-       ("        rejected = self.request_view().tokens\n        run = run_ladder(\n"
-        "            self._path(),\n            self.config,\n            entry_id=entry_id,\n"
-        "            rungs=RUNGS,",
-        "        rejected = self.request_view().tokens\n        run = run_ladder(\n"
-        "            self._path(),\n            self.config,\n            entry_id=entry_id,\n"
-        "            rungs=(SUMMARY,),")),
+       ("self._run_ladder(entry_id, summary, RUNGS, rejected=",
+        "self._run_ladder(entry_id, summary, (SUMMARY,), rejected=")),
     _m("hist.compact.overflow", "ignores-the-size-test", "history/ladder.py",
        ("if rejected is not None and current + request >= rejected:", "if False:")),
     _m("hist.compact.overflow", "summary-request-not-counted", "history/ladder.py",

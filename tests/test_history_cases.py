@@ -4,7 +4,6 @@ has a case free of decisions, and the situations a decision turns on stay in its
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
@@ -14,6 +13,8 @@ from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import run_area_case
 from ctxconf.spec_decisions import load_decisions
 from ctxconf.spec_rules import parse_rules
+
+from .spec_examples import examples_not_shown
 
 SPEC = bundled_spec_dir()
 MD = (SPEC / "history.md").read_text(encoding="utf-8")
@@ -39,20 +40,9 @@ def test_reference_passes_case(case: dict[str, Any]) -> None:
 
 
 def test_every_example_of_history_md_is_a_case_output() -> None:
-    runs = [case["expect"] for case in CASES]
-    outputs = {text for run in runs for text in run}
-    blocks = re.findall(r"```(\w*)\n(.*?)\n```", MD, re.S)
-    assert len(blocks) >= 8
-    for kind, body in blocks:
-        if kind != "json":
-            assert body in outputs, body
-            continue
-        data = json.loads(body)
-        if isinstance(data, str):
-            assert data in outputs, data
-        else:
-            found = any(run[i : i + len(data)] == data for run in runs for i in range(len(run)))
-            assert found, data
+    count, missing = examples_not_shown(MD, CASES)
+    assert count >= 8
+    assert not missing, missing
 
 
 def test_every_rule_has_a_case_and_every_case_names_rules_of_the_text() -> None:

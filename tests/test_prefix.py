@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from ctxconf.reference.prefix.usage import PROVIDERS, UsageShapeError
 from ctxconf.spectools.validate import validate_files
 
 from .cli import ctxconf
+from .spec_examples import examples_not_shown
 
 SPEC = bundled_spec_dir()
 LOOP: dict[str, Any] = json.loads((SPEC / "loop.json").read_text(encoding="utf-8"))
@@ -353,27 +353,11 @@ def test_a_prefix_op_in_a_context_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_every_example_of_prefix_md_is_a_case_output() -> None:
-    md = (SPEC / "prefix.md").read_text(encoding="utf-8")
-    runs = [case["expect"] for case in CASES]
-    outputs = {text for run in runs for text in run}
-    blocks = re.findall(r"```(\w*)\n(.*?)\n```", md, re.S)
-    assert len(blocks) >= 10
-    for kind, body in blocks:
-        if kind != "json":
-            assert body in outputs, body
-            continue
-        data = json.loads(body)
-        if isinstance(data, str):
-            assert data in outputs, data
-        else:
-            found = any(run[i : i + len(data)] == data for run in runs for i in range(len(run)))
-            assert found, data
+    count, missing = examples_not_shown((SPEC / "prefix.md").read_text(encoding="utf-8"), CASES)
+    assert count >= 10
+    assert not missing, missing
 
 
-# --- the tools on a copy of the spec ---------------------------------------------------------
-
-
-@pytest.fixture
 def spec(tmp_path: Path) -> Path:
     copy_dir = tmp_path / "spec"
     shutil.copytree(SPEC, copy_dir)

@@ -12,6 +12,7 @@ from .ladder import (
     SHAKE_RUNGS,
     SUMMARY,
     SUMMARY_MISSING,
+    Run,
     kept_from,
     next_rung,
     run_ladder,
@@ -45,24 +46,32 @@ class SizeSteps(SessionCore):
         """The tokens a compaction aims at or under."""
         return int(Fraction(self.window) * self.config.ladder.target)
 
+    def _run_ladder(
+        self, entry_id: str, summary: str | None, rungs: Sequence[str], rejected: int | None = None
+    ) -> Run:
+        """`rungs` in order, down to the target, over the tail `ladder.keep_tokens` keeps;
+        `rejected`: the size of the request an overflow refused."""
+        ladder = self.config.ladder
+        return run_ladder(
+            self._path(),
+            self.config,
+            entry_id=entry_id,
+            rungs=rungs,
+            budget=ladder.keep_tokens,
+            elide_min=ladder.elide_min_tokens,
+            target=self.target,
+            vision=self.vision,
+            summary=summary,
+            rejected=rejected,
+        )
+
     def compact(self, entry_id: str, summary: str | None = None) -> str:
         """A compaction the harness decided on: the rungs in order, down to the target."""
         self._live()
         self._new_id(entry_id)
         if self._turn_open:
             return self._t.render("busy")
-        ladder = self.config.ladder
-        run = run_ladder(
-            self._path(),
-            self.config,
-            entry_id=entry_id,
-            rungs=RUNGS,
-            budget=ladder.keep_tokens,
-            elide_min=ladder.elide_min_tokens,
-            target=self.target,
-            vision=self.vision,
-            summary=summary,
-        )
+        run = self._run_ladder(entry_id, summary, RUNGS)
         if run.entry is None and run.stopped == SUMMARY_MISSING:
             return self._t.render("summary_missing")
         return self._finish(run.entry, run.lines, self._t.render("compact_nothing"))
@@ -74,20 +83,7 @@ class SizeSteps(SessionCore):
         self._new_id(entry_id)
         if self._overflowed:
             return self._t.render("overflow_stop")
-        ladder = self.config.ladder
-        rejected = self.request_view().tokens
-        run = run_ladder(
-            self._path(),
-            self.config,
-            entry_id=entry_id,
-            rungs=RUNGS,
-            budget=ladder.keep_tokens,
-            elide_min=ladder.elide_min_tokens,
-            target=self.target,
-            vision=self.vision,
-            summary=summary,
-            rejected=rejected,
-        )
+        run = self._run_ladder(entry_id, summary, RUNGS, rejected=self.request_view().tokens)
         if run.entry is None:
             return self._t.render("overflow_stop")
         self._overflowed = True
