@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from ctxconf.reference import AREAS
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -96,7 +98,11 @@ def test_installed_wheel_works_from_any_folder(env_dir: Path, tmp_path: Path) ->
     python = env_dir / "bin" / "python"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    for command in (["validate"], ["run", "--impl", "reference", "--json", "r.json"]):
+    fuzz = ["fuzz", "--impl", "reference", "--examples", "5", "--seed", "1", "--area"]
+    commands = [["validate"], ["run", "--impl", "reference", "--json", "r.json"]]
+    # Fuzzing loads each area's fuzz package, which only the wheel's package list ships.
+    commands += [[*fuzz, area, "--out", f"{area}-findings"] for area in AREAS]
+    for command in commands:
         done = subprocess.run(
             [str(env_dir / "bin" / "ctxconf"), *command],
             cwd=elsewhere,
