@@ -7,7 +7,10 @@ A mutant that every case passes *survived*: either the suite misses something, o
 makes no difference (an equivalent mutant), which only reading it tells. Unlike the targeted
 mutants in tests/mutants.py, this needs no knowledge of the rules, so it finds what they miss.
 
-    python tools/mutation_scan.py [--show-survivors]
+    python tools/mutation_scan.py [--show-survivors] [--under reference/history]
+
+`--under` scans one folder or file of the reference (an area's, say); the cases of every area
+still run against each mutant.
 """
 
 from __future__ import annotations
@@ -27,10 +30,27 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
 
 
-def _sources() -> list[Path]:
+def _sources(under: Path = REFERENCE) -> list[Path]:
     """The reference's code that runs a case: not its fuzzing, which only the fuzzer loads."""
     skipped = {"fuzz", "fuzzing.py", "__pycache__"}
-    return sorted(p for p in REFERENCE.rglob("*.py") if not skipped & set(p.parts))
+    found = [under] if under.is_file() else under.rglob("*.py")
+    return sorted(p for p in found if not skipped & set(p.relative_to(REFERENCE).parts))
+
+
+def _scanned(given: str) -> Path:
+    """The folder or file `--under` names (from the repository's root or the working
+    directory), which must lie inside reference/; an argparse error otherwise."""
+    path = Path(given)
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path, ROOT / path]
+    for candidate in candidates:
+        resolved = candidate.resolve()
+        if resolved.exists():
+            if resolved != REFERENCE and REFERENCE not in resolved.parents:
+                raise argparse.ArgumentTypeError(f"{given}: not inside reference/")
+            if resolved.is_file() and resolved.suffix != ".py":
+                raise argparse.ArgumentTypeError(f"{given}: not a Python file")
+            return resolved
+    raise argparse.ArgumentTypeError(f"{given}: no such file or folder")
 
 
 SWAPS: list[tuple[str, str]] = [
@@ -99,9 +119,17 @@ def main() -> int:
     signal.signal(signal.SIGALRM, _time_out)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--show-survivors", action="store_true")
+    parser.add_argument(
+        "--under",
+        type=_scanned,
+        default=REFERENCE,
+        metavar="PATH",
+        help="scan only this folder or file of the reference (default: all of it)",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from ctxconf.limits import parse_exact_float
+
     loop = json.loads((ROOT / "spec" / "loop.json").read_text())
     cases = [
         (doc["area"], case)
@@ -113,7 +141,7 @@ def main() -> int:
     killed, survived = 0, []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
-        for source_file in _sources():
+        for source_file in _sources(args.under):
             source = source_file.read_text()
             for number, (index, mutated) in enumerate(mutants(source)):
                 relative = source_file.relative_to(REFERENCE)
@@ -142,8 +170,10 @@ def main() -> int:
                         f"{relative}:{index + 1}: {original.strip()}  ->  {mutated.strip()}"
                     )
     total = killed + len(survived)
+    scanned = args.under.relative_to(ROOT).as_posix() + ("/" if args.under.is_dir() else "")
+    noun = "mutant" if total == 1 else "mutants"
     print(
-        f"{total} mutants of reference/: {killed} caught, {len(survived)} survived "
+        f"{total} {noun} of {scanned}: {killed} caught, {len(survived)} survived "
         f"({100 * killed / max(total, 1):.1f} % caught) in {time.perf_counter() - start:.1f}s"
     )
     if args.show_survivors:

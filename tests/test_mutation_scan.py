@@ -1,0 +1,62 @@
+"""tools/mutation_scan.py as a maintainer runs it: `--under` scans one folder or file only."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / "tools" / "mutation_scan.py"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mutation_scan", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+def test_a_folder_scans_its_code_and_nothing_else() -> None:
+    tool = _tool()
+    history = ROOT / "reference" / "history"
+    sources = tool._sources(history)
+    assert sources and all(history in path.parents for path in sources)
+    assert not any("fuzz" in path.relative_to(ROOT / "reference").parts for path in sources)
+    assert set(sources) < set(tool._sources())
+
+
+def test_a_file_is_scanned_alone_from_any_working_directory(tmp_path: Path) -> None:
+    texts = ROOT / "reference" / "texts.py"
+    count = len(_tool().mutants(texts.read_text()))
+    done = _scan("--under", str(texts), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    noun = "mutant" if count == 1 else "mutants"
+    assert done.stdout.startswith(f"{count} {noun} of reference/texts.py: "), done.stdout
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ("reference/nowhere", "no such file or folder"),
+        ("README.md", "not inside reference/"),
+        ("reference/history/case.schema.json", "not a Python file"),
+    ],
+    ids=["missing", "outside", "not-python"],
+)
+def test_a_bad_path_is_a_usage_error(given: str, why: str) -> None:
+    done = _scan("--under", given, cwd=ROOT)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--under: {given}: {why}" in done.stderr.splitlines()[-1]
+    assert "Traceback" not in done.stderr
