@@ -50,6 +50,7 @@ class ProcessRun:
     stderr: str
     first_request: int  # the log numbers of the requests it sent: first_request < n <= last
     last_request: int
+    killed: bool = False  # killed by the probe while it ran a call, as a crash would end it
 
 
 @dataclass
@@ -198,6 +199,7 @@ class _Session:
         first: int,
         mock: MockServer,
         timed_out: bool,
+        killed: bool = False,
     ) -> None:
         kill_group(process)  # what it left running goes too
         try:
@@ -216,6 +218,7 @@ class _Session:
                 stderr=_bounded(err)[-TAIL_CHARS:],
                 first_request=first,
                 last_request=mock.model.count,
+                killed=killed,
             )
         )
 
@@ -226,7 +229,13 @@ class _Session:
         )
 
     def run_simple(
-        self, argv: list[str], env: dict[str, str], turns: list[int], mock: MockServer, stdin: Path
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        turns: list[int],
+        mock: MockServer,
+        stdin: Path,
+        kill_after: float | None = None,
     ) -> None:
         tag = f"turn-{turns[0] + 1}"
         first, started = mock.model.count, time.monotonic()
@@ -235,12 +244,38 @@ class _Session:
         except OSError as e:
             self.not_started(argv, turns, first, e)
             return
-        timed_out = False
+        timed_out = killed = False
+        deadline = started + self.profile.timeout
+        if kill_after is not None:
+            killed = self.kill_mid_call(process, mock, turns[0], kill_after, deadline)
+        if not killed:
+            try:
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        self.finish(process, argv, turns, out, err, started, first, mock, timed_out, killed)
+
+    def kill_mid_call(
+        self,
+        process: subprocess.Popen[bytes],
+        mock: MockServer,
+        turn: int,
+        seconds: float,
+        deadline: float,
+    ) -> bool:
+        """Kill the process group `seconds` after the mock sent the turn's first step, a call,
+        while the harness runs it; False if the process ended first or never got the call."""
+        step = self.scenario.first_step_of_turn(turn)
+        while not mock.model.wait_answered(step, 0.2):
+            if process.poll() is not None or time.monotonic() > deadline:
+                return False
         try:
-            process.wait(timeout=self.profile.timeout)
+            process.wait(timeout=seconds)
+            return False  # it finished the call and the turn before the crash came
         except subprocess.TimeoutExpired:
-            timed_out = True
-        self.finish(process, argv, turns, out, err, started, first, mock, timed_out)
+            pass
+        kill_group(process)
+        return True
 
     def run_stream_json(
         self, argv: list[str], env: dict[str, str], mock: MockServer, values: dict[str, str]
@@ -320,6 +355,7 @@ class _Session:
             profile.text_tool,
             profile.text_command,
             self.holds(),
+            self.scenario.rebased_turns() if profile.drive.mode == "per-turn" else {},
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
@@ -336,6 +372,7 @@ class _Session:
                         [number],
                         mock,
                         self.room.stdin,
+                        turn.kill_after_call_s,
                     )
             elif drive.mode == "one-process":
                 argv = self.one_process_argv(drive.first, values)

@@ -57,6 +57,7 @@ def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[
                 "exit_code": p.exit_code,
                 "seconds": p.seconds,
                 "timed_out": p.timed_out,
+                "killed": p.killed,
                 "stderr_tail": p.stderr[-1000:],
                 "requests": p.last_request - p.first_request,
             }

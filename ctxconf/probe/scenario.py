@@ -34,6 +34,9 @@ class Turn:
     steps: tuple[Step, ...]
     new_process: bool  # played by a new process resuming the session
     clock: datetime | None  # the clock when this turn starts, if it moves
+    # Seconds after the mock sends this turn's first step, a call, before the harness's process
+    # group is killed: a crash while the harness runs the tool.
+    kill_after_call_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,19 @@ class Scenario:
 
     def first_step_of_turn(self, turn: int) -> int:
         return sum(len(t.steps) for t in self.turns[:turn])
+
+    def killed_turn(self) -> int | None:
+        """The turn whose process is killed mid-call, if the scenario has one."""
+        return next((n for n, t in enumerate(self.turns) if t.kill_after_call_s is not None), None)
+
+    def rebased_turns(self) -> dict[str, int]:
+        """The turns after a kill, by user message, each with its first step: the history a
+        resumed harness sends may keep, repair or drop the interrupted call, so the mock counts
+        their steps from the request that brings the message, not from the session's start."""
+        killed = self.killed_turn()
+        if killed is None:
+            return {}
+        return {t.user: self.first_step_of_turn(n) for n, t in enumerate(self.turns) if n > killed}
 
 
 def _step(data: dict[str, Any]) -> Step:
@@ -74,8 +90,26 @@ def _files(data: dict[str, Any]) -> dict[str, str]:
     return files
 
 
+def _check_kills(data: dict[str, Any], source: str) -> None:
+    """A kill needs a call to interrupt and a later turn to resume: the schema cannot say so."""
+    turns = data["turns"]
+    for number, turn in enumerate(turns):
+        if "kill_after_call_s" not in turn:
+            continue
+        where = f"{source}: at /turns/{number}/kill_after_call_s"
+        if "text" in turn["steps"][0]:
+            raise ProbeDataError(f"{where}: the turn's first step must be a call (read or bash)")
+        if number == len(turns) - 1:
+            raise ProbeDataError(f"{where}: a killed turn needs a later turn to resume it")
+        if number == 0:
+            raise ProbeDataError(f"{where}: a killed turn needs a complete turn before it")
+        if any("kill_after_call_s" in t for t in turns[number + 1 :]):
+            raise ProbeDataError(f"{where}: a scenario kills one turn at most")
+
+
 def scenario_from_data(data: Any, source: str) -> Scenario:
     validate_data(data, "scenario", source)
+    _check_kills(data, source)
     return Scenario(
         name=data["name"],
         description=data["description"],
@@ -87,6 +121,7 @@ def scenario_from_data(data: Any, source: str) -> Scenario:
                 steps=tuple(_step(s) for s in t["steps"]),
                 new_process=bool(t.get("new_process", False)),
                 clock=_clock(t.get("clock")),
+                kill_after_call_s=t.get("kill_after_call_s"),
             )
             for t in data["turns"]
         ),

@@ -44,6 +44,8 @@ class Script:
     text_command: str | None = None
     # Seconds to hold the answer to a step, so that a harness's clock passes a moment.
     holds: dict[int, float] = field(default_factory=dict)
+    # Turns after a crash, by user message: their steps count from the request that brings it.
+    rebased: dict[str, int] = field(default_factory=dict)
 
 
 def redact_path(path: str) -> str:
@@ -103,6 +105,9 @@ class MockModel:
         self.baseline: int | None = None
         self.previous_prefix = ""
         self.count = 0
+        self.answered: set[int] = set()
+        self.answered_changed = threading.Condition(self.lock)
+        self.rebase_from: dict[str, int] = {}
 
     def tokens(self, request: Request) -> Tokens:
         prefix = request.prefix_text()
@@ -118,7 +123,21 @@ class MockModel:
         with self.lock:
             if self.baseline is None:
                 self.baseline = request.assistant_turns
+            for user, first_step in self.script.rebased.items():
+                if user in request.last_user_text:
+                    start = self.rebase_from.setdefault(user, request.assistant_turns)
+                    return first_step + request.assistant_turns - start
             return request.assistant_turns - self.baseline
+
+    def wait_answered(self, step: int, timeout: float) -> bool:
+        """Whether the mock has answered `step`, waiting up to `timeout` seconds for it."""
+        with self.answered_changed:
+            return self.answered_changed.wait_for(lambda: step in self.answered, timeout)
+
+    def mark_answered(self, step: int) -> None:
+        with self.answered_changed:
+            self.answered.add(step)
+            self.answered_changed.notify_all()
 
     def reply(self, request: Request, step: int | None) -> Reply:
         if step is None:
@@ -256,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_events(events)
         else:
             self._send_json(200, answers.body(shape, reply, tokens, rid, created))
+        if step is not None:
+            self.server.model.mark_answered(step)
 
 
 class _Server(ThreadingHTTPServer):

@@ -292,6 +292,113 @@ def _parse_gemini(body: Mapping[str, Any], stream: bool) -> Request:
     )
 
 
+@dataclass(frozen=True)
+class ToolCall:
+    """A call the history holds, its result's text (None: the history has no result for it),
+    and the index of the message that holds the call."""
+
+    call_id: str  # "" when the shape carries no id (an older Gemini call)
+    name: str
+    arguments: Any
+    message: int
+    result: str | None
+
+
+_RESPONSE_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+
+
+def _calls_and_results(request: Request) -> list[tuple[str, Any]]:
+    """The history's calls and results in the order sent: ("call", (id, name, arguments, index))
+    or ("result", (id or name, text)), in each shape's own words for them."""
+    found: list[tuple[str, Any]] = []
+    for index, m in enumerate(request.messages):
+        if not isinstance(m, Mapping):
+            continue
+        if request.shape == "openai-chat":
+            for call in _dicts(m.get("tool_calls")) if m.get("role") == "assistant" else []:
+                function = _schema(call.get("function"))
+                found.append(
+                    (
+                        "call",
+                        (
+                            str(call.get("id", "")),
+                            str(function.get("name", "")),
+                            function.get("arguments"),
+                            index,
+                        ),
+                    )
+                )
+            if m.get("role") == "tool":
+                found.append(
+                    ("result", (str(m.get("tool_call_id", "")), _text_of(m.get("content"))))
+                )
+        elif request.shape == "openai-responses":
+            kind = str(m.get("type", ""))
+            if kind in _RESPONSE_CALLS:
+                arguments = m.get("arguments", m.get("input", m.get("action")))
+                call = (str(m.get("call_id", "")), str(m.get("name", kind)), arguments, index)
+                found.append(("call", call))
+            elif kind.endswith("_output"):
+                found.append(("result", (str(m.get("call_id", "")), _text_of(m.get("output")))))
+        elif request.shape == "anthropic":
+            blocks = m.get("content")
+            for block in _dicts(blocks):
+                if block.get("type") == "tool_use" and m.get("role") == "assistant":
+                    call = (
+                        str(block.get("id", "")),
+                        str(block.get("name", "")),
+                        block.get("input"),
+                        index,
+                    )
+                    found.append(("call", call))
+                elif block.get("type") == "tool_result":
+                    text = _text_of(block.get("content"))
+                    found.append(("result", (str(block.get("tool_use_id", "")), text)))
+        else:
+            for part in _dicts(m.get("parts")):
+                call = part.get("functionCall") or part.get("function_call")
+                response = part.get("functionResponse") or part.get("function_response")
+                if isinstance(call, Mapping):
+                    found.append(
+                        (
+                            "call",
+                            (
+                                str(call.get("id") or ""),
+                                str(call.get("name", "")),
+                                call.get("args"),
+                                index,
+                            ),
+                        )
+                    )
+                elif isinstance(response, Mapping):
+                    key = str(response.get("id") or response.get("name", ""))
+                    found.append(("result", (key, _text_of(response.get("response")))))
+    return found
+
+
+def tool_calls(request: Request) -> list[ToolCall]:
+    """Every call in the request's history, each paired with the first later result that
+    answers it: by id, or by name for a shape without ids."""
+    calls: list[ToolCall] = []
+    pending: list[int] = []  # indexes into calls still waiting for a result
+    for kind, value in _calls_and_results(request):
+        if kind == "call":
+            call_id, name, arguments, index = value
+            pending.append(len(calls))
+            calls.append(ToolCall(call_id, name, arguments, index, None))
+            continue
+        key, text = value
+        for position, number in enumerate(pending):
+            call = calls[number]
+            if (call.call_id or call.name) == key or (call.call_id and call.name == key):
+                calls[number] = ToolCall(
+                    call.call_id, call.name, call.arguments, call.message, text
+                )
+                del pending[position]
+                break
+    return calls
+
+
 def parse_request(shape: Shape, body: Mapping[str, Any], stream: bool = False) -> Request:
     """The view of one request body; `stream` counts for Gemini, whose path says it."""
     if shape == "openai-chat":
@@ -308,8 +415,10 @@ __all__ = [
     "Request",
     "Shape",
     "Tool",
+    "ToolCall",
     "ToolResult",
     "canonical",
     "parse_request",
     "text_of_message",
+    "tool_calls",
 ]

@@ -21,10 +21,12 @@ def fake_profile(
     faults: tuple[str, ...] = (),
     mode: str = "per-turn",
     usage_file: str | None = None,
+    persist: bool = False,
 ) -> Path:
-    """A profile file for the fake harness of `shape` with `faults`; returns its path."""
+    """A profile file for the fake harness of `shape` with `faults`; returns its path. With
+    `persist` the fake keeps a transcript written message by message."""
     script = str(FAKES / f"fake_{shape}.py")
-    flags = [a for f in faults for a in ("--fault", f)]
+    flags = [a for f in faults for a in ("--fault", f)] + (["--persist"] if persist else [])
     if mode == "per-turn":
         drive = {
             "mode": "per-turn",
@@ -54,6 +56,7 @@ def fake_profile(
     if usage_file:
         profile["env"] = {**profile["env"], "FAKE_USAGE_FILE": usage_file}
         profile["usage_output"] = {"key": "usage.cached_tokens", "file": usage_file}
-    path = folder / f"fake-{shape}-{'-'.join(faults) or 'clean'}.yaml"
+    kept = "-persist" if persist else ""
+    path = folder / f"fake-{shape}-{'-'.join(faults) or 'clean'}{kept}.yaml"
     path.write_text(json.dumps(profile, indent=2))  # JSON is YAML
     return path

@@ -39,8 +39,12 @@ def test_the_nine_harnesses_have_profiles_that_load() -> None:
 
 
 def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None:
-    assert bundled_scenarios() == ["basic", "midnight", "two-days"]
+    assert bundled_scenarios() == ["basic", "crash-mid-call", "midnight", "two-days"]
     labels = {s.label for s in load_scenario("basic").steps()}
     assert {"read", "reread", "long-output"} <= labels
     assert len(load_scenario("two-days").sessions) == 2
     assert load_scenario("midnight").turns[1].clock is not None
+    crash = load_scenario("crash-mid-call")
+    killed = crash.killed_turn()
+    assert killed is not None and crash.turns[killed].steps[0].kind == "bash"
+    assert killed + 1 < len(crash.turns)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..harness import ProbeRun, ProcessRun
 from .behaviours import long_output, reread, result_ids
 from .exact import date_note, history_prefix, no_clock, system_once, tools_fixed
+from .history import cold_equals_live, no_half_turn, truncate
 from .model import CheckDef, CheckResult, _result, sent_requests
 from .usage import usage_shown
 
@@ -78,6 +79,20 @@ CHECKS: tuple[CheckDef, ...] = (
         usage_shown,
     ),
     CheckDef(
+        "no-half-turn",
+        "hist.persist.no-half-turn",
+        "exact",
+        "no call without its result after a crash",
+        no_half_turn,
+    ),
+    CheckDef(
+        "cold-equals-live",
+        "hist.persist.cold-equals-live",
+        "exact",
+        "a resumed session sends what the live one did",
+        cold_equals_live,
+    ),
+    CheckDef(
         "reread",
         "ctx.stub.unchanged",
         "behaviour",
@@ -97,6 +112,13 @@ CHECKS: tuple[CheckDef, ...] = (
         "behaviour",
         "results carry ids",
         result_ids,
+    ),
+    CheckDef(
+        "truncate",
+        "hist.persist.truncate",
+        "behaviour",
+        "the call a crash interrupted",
+        truncate,
     ),
 )
 

@@ -10,6 +10,13 @@ Faults: date-in-system (the date in a prompt made once, and no note at midnight)
 rebuilt-prompt (a prompt remade every request), rewritten-previous (a reminder on the last user
 message, dropped from it in the next request), changing-tools (a tool more on every request),
 uncapped (a long output passed whole), ignore-usage (no cached tokens in the output).
+
+With `--persist` each message is also appended to `$HOME/.fake/transcript.jsonl` as it comes,
+and a resumed session reloads from it, cut back to the last turn boundary (a crash mid-call
+leaves nothing of its turn). Faults of the reload: orphan-call (the transcript as written, a
+call without its result), aborted-result (a synthetic "aborted" result for such a call),
+stripped-results (results reloaded without their surrounding whitespace, so the earlier turns
+are not sent as they were).
 """
 
 from __future__ import annotations
@@ -34,7 +41,11 @@ FAULTS = (
     "changing-tools",
     "uncapped",
     "ignore-usage",
+    "orphan-call",
+    "aborted-result",
+    "stripped-results",
 )
+ABORTED = "Tool call aborted: the session ended before it finished."
 HEAD_LINES, TAIL_LINES = 200, 100
 STARTED = time.monotonic()
 
@@ -118,14 +129,37 @@ def cap(text: str) -> str:
     return "\n".join([*lines[:HEAD_LINES], f"[{elided} lines elided]", *lines[-TAIL_LINES:]])
 
 
+def repaired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with a synthetic result after each call the next messages do not answer."""
+    out: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []
+    for m in [*messages, {"role": "end"}]:
+        if m["role"] == "tool":
+            waiting = [c for c in waiting if c["id"] != m["id"]]
+        else:
+            out += [
+                {"role": "tool", "id": c["id"], "name": c["name"], "text": ABORTED} for c in waiting
+            ]
+            waiting = list(m.get("calls", [])) if m["role"] == "assistant" else []
+        if m["role"] != "end":
+            out.append(m)
+    return out
+
+
 class Session:
-    def __init__(self, shape: Shape, faults: set[str], home: Path, resume: bool) -> None:
+    def __init__(
+        self, shape: Shape, faults: set[str], home: Path, resume: bool, persist: bool = False
+    ) -> None:
         self.shape, self.faults = shape, faults
         self.file = home / ".fake" / "session.json"
+        self.transcript = home / ".fake" / "transcript.jsonl" if persist else None
         state: dict[str, Any] = {}
         if resume and self.file.is_file():
             state = json.loads(self.file.read_text())
         self.messages: list[dict[str, Any]] = state.get("messages", [])
+        if self.transcript is not None:
+            self.messages = self.reload() if resume else []
+            self.rewrite()
         self.system: str = state.get("system") or self.make_system(0)
         self.told: str | None = state.get("told")
         self.reads: dict[str, str] = state.get("reads", {})
@@ -141,6 +175,39 @@ class Session:
         if "rebuilt-prompt" in self.faults:
             lines.append(f"Request number: {request}")
         return "\n".join(lines)
+
+    def reload(self) -> list[dict[str, Any]]:
+        """The transcript's messages, cut back to the last turn boundary unless a fault says
+        otherwise."""
+        assert self.transcript is not None
+        if not self.transcript.is_file():
+            return []
+        lines = self.transcript.read_text().splitlines()
+        messages = [json.loads(line) for line in lines if line.strip()]
+        if "orphan-call" in self.faults:
+            return messages
+        if "aborted-result" in self.faults:
+            return repaired(messages)
+        if "stripped-results" in self.faults:
+            messages = [
+                {**m, "text": m["text"].strip()} if m["role"] == "tool" else m for m in messages
+            ]
+        ends = [i for i, m in enumerate(messages) if m["role"] == "assistant" and not m["calls"]]
+        return messages[: ends[-1] + 1] if ends else []
+
+    def rewrite(self) -> None:
+        assert self.transcript is not None
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(m) + "\n" for m in self.messages)
+        partial = self.transcript.with_suffix(".partial")
+        partial.write_text(text)
+        partial.replace(self.transcript)
+
+    def add(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if self.transcript is not None:
+            with self.transcript.open("a") as f:
+                f.write(json.dumps(message) + "\n")
 
     def save(self) -> None:
         self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -158,7 +225,7 @@ class Session:
         if "date-in-system" not in self.faults and today != self.told:
             text = f"<session-note>\nToday's date is {today}.\n</session-note>\n\n{text}"
             self.told = today
-        self.messages.append({"role": "user", "text": text})
+        self.add({"role": "user", "text": text})
 
     def run_tool(self, call: dict[str, Any]) -> str:
         args = call["args"]
@@ -199,11 +266,11 @@ class Session:
             answer = self.send(base_url)
             if answer.cached is not None:
                 self.cached.append(answer.cached)
-            self.messages.append({"role": "assistant", "text": answer.text, "calls": answer.calls})
+            self.add({"role": "assistant", "text": answer.text, "calls": answer.calls})
             if not answer.calls:
                 return
             for call in answer.calls:
-                self.messages.append(
+                self.add(
                     {
                         "role": "tool",
                         "id": call["id"],
@@ -222,6 +289,7 @@ def main(shape: Shape) -> int:
     parser.add_argument("--fault", action="append", default=[], choices=FAULTS)
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--stream-json", action="store_true")
+    parser.add_argument("--persist", action="store_true")
     parser.add_argument("--version", action="store_true")
     parser.add_argument("message", nargs="?", default="")
     args = parser.parse_args()
@@ -229,7 +297,8 @@ def main(shape: Shape) -> int:
         print("fake-harness 1.0.0")
         return 0
     base_url = os.environ["FAKE_BASE_URL"]
-    session = Session(shape, set(args.fault), Path(os.environ["HOME"]), args.resume)
+    home = Path(os.environ["HOME"])
+    session = Session(shape, set(args.fault), home, args.resume, args.persist)
     if args.stream_json:
         for line in sys.stdin:
             session.turn(base_url, json.loads(line)["message"])
