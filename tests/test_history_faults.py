@@ -39,7 +39,10 @@ FAULTS: dict[str, tuple[str, ...]] = {
     # A fork's copies keeping the source's ids.
     "history_fork_keeps_ids": ("fork-gives-new-ids",),
     # A rewind to a dropped checkpoint moved to the oldest live point instead.
-    "history_rewind_clamps": ("rewind-to-a-label-on-another-branch-is-dropped",),
+    "history_rewind_clamps": (
+        "rewind-to-a-label-a-summary-covered-is-dropped",
+        "rewind-to-a-label-on-another-branch-is-dropped",
+    ),
     # A reload that rebuilds an assistant's message without its text.
     "history_reload_rebuilds_differently": ("reload-rebuilds-every-message-as-it-was",),
 }
