@@ -306,74 +306,75 @@ class ToolCall:
 
 _RESPONSE_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 
+# A call as found: (id, name, arguments, message index); a result: (the id or name it answers,
+# its text). Each shape's reader yields them in the order sent.
+Found = tuple[str, tuple[Any, ...]]
 
-def _calls_and_results(request: Request) -> list[tuple[str, Any]]:
-    """The history's calls and results in the order sent: ("call", (id, name, arguments, index))
-    or ("result", (id or name, text)), in each shape's own words for them."""
-    found: list[tuple[str, Any]] = []
-    for index, m in enumerate(request.messages):
-        if not isinstance(m, Mapping):
-            continue
-        if request.shape == "openai-chat":
-            for call in _dicts(m.get("tool_calls")) if m.get("role") == "assistant" else []:
-                function = _schema(call.get("function"))
-                found.append(
-                    (
-                        "call",
-                        (
-                            str(call.get("id", "")),
-                            str(function.get("name", "")),
-                            function.get("arguments"),
-                            index,
-                        ),
-                    )
-                )
-            if m.get("role") == "tool":
-                found.append(
-                    ("result", (str(m.get("tool_call_id", "")), _text_of(m.get("content"))))
-                )
-        elif request.shape == "openai-responses":
-            kind = str(m.get("type", ""))
-            if kind in _RESPONSE_CALLS:
-                arguments = m.get("arguments", m.get("input", m.get("action")))
-                call = (str(m.get("call_id", "")), str(m.get("name", kind)), arguments, index)
-                found.append(("call", call))
-            elif kind.endswith("_output"):
-                found.append(("result", (str(m.get("call_id", "")), _text_of(m.get("output")))))
-        elif request.shape == "anthropic":
-            blocks = m.get("content")
-            for block in _dicts(blocks):
-                if block.get("type") == "tool_use" and m.get("role") == "assistant":
-                    call = (
-                        str(block.get("id", "")),
-                        str(block.get("name", "")),
-                        block.get("input"),
-                        index,
-                    )
-                    found.append(("call", call))
-                elif block.get("type") == "tool_result":
-                    text = _text_of(block.get("content"))
-                    found.append(("result", (str(block.get("tool_use_id", "")), text)))
-        else:
-            for part in _dicts(m.get("parts")):
-                call = part.get("functionCall") or part.get("function_call")
-                response = part.get("functionResponse") or part.get("function_response")
-                if isinstance(call, Mapping):
-                    found.append(
-                        (
-                            "call",
-                            (
-                                str(call.get("id") or ""),
-                                str(call.get("name", "")),
-                                call.get("args"),
-                                index,
-                            ),
-                        )
-                    )
-                elif isinstance(response, Mapping):
-                    key = str(response.get("id") or response.get("name", ""))
-                    found.append(("result", (key, _text_of(response.get("response")))))
+
+def _chat_calls(index: int, m: Mapping[str, Any]) -> list[Found]:
+    found: list[Found] = []
+    for call in _dicts(m.get("tool_calls")) if m.get("role") == "assistant" else []:
+        function = _schema(call.get("function"))
+        name = str(function.get("name", ""))
+        found.append(("call", (str(call.get("id", "")), name, function.get("arguments"), index)))
+    if m.get("role") == "tool":
+        found.append(("result", (str(m.get("tool_call_id", "")), _text_of(m.get("content")))))
     return found
+
+
+def _responses_calls(index: int, m: Mapping[str, Any]) -> list[Found]:
+    kind = str(m.get("type", ""))
+    if kind in _RESPONSE_CALLS:
+        arguments = m.get("arguments", m.get("input", m.get("action")))
+        return [("call", (str(m.get("call_id", "")), str(m.get("name", kind)), arguments, index))]
+    if kind.endswith("_output"):
+        return [("result", (str(m.get("call_id", "")), _text_of(m.get("output"))))]
+    return []
+
+
+def _anthropic_calls(index: int, m: Mapping[str, Any]) -> list[Found]:
+    found: list[Found] = []
+    for block in _dicts(m.get("content")):
+        if block.get("type") == "tool_use" and m.get("role") == "assistant":
+            name = str(block.get("name", ""))
+            found.append(("call", (str(block.get("id", "")), name, block.get("input"), index)))
+        elif block.get("type") == "tool_result":
+            text = _text_of(block.get("content"))
+            found.append(("result", (str(block.get("tool_use_id", "")), text)))
+    return found
+
+
+def _gemini_calls(index: int, m: Mapping[str, Any]) -> list[Found]:
+    found: list[Found] = []
+    for part in _dicts(m.get("parts")):
+        call = _schema(part.get("functionCall") or part.get("function_call"))
+        response = _schema(part.get("functionResponse") or part.get("function_response"))
+        if call:
+            name = str(call.get("name", ""))
+            found.append(("call", (str(call.get("id") or ""), name, call.get("args"), index)))
+        elif response:
+            key = str(response.get("id") or response.get("name", ""))
+            found.append(("result", (key, _text_of(response.get("response")))))
+    return found
+
+
+_CALL_READERS = {
+    "openai-chat": _chat_calls,
+    "openai-responses": _responses_calls,
+    "anthropic": _anthropic_calls,
+    "gemini": _gemini_calls,
+}
+
+
+def _calls_and_results(request: Request) -> list[Found]:
+    """The history's calls and results in the order sent, in each shape's own words for them."""
+    reader = _CALL_READERS[request.shape]
+    return [
+        item
+        for index, m in enumerate(request.messages)
+        if isinstance(m, Mapping)
+        for item in reader(index, m)
+    ]
 
 
 def tool_calls(request: Request) -> list[ToolCall]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxconf.probe.wire import parse_request
+from ctxconf.probe.wire import parse_request, tool_calls
 
 
 def test_a_system_message_later_in_the_history_is_a_message_not_the_prompt() -> None:
@@ -80,3 +80,38 @@ def test_gemini_tools_results_and_the_stream_flag() -> None:
         1,
     )
     assert request.results[0].text == "text" and request.stream
+
+
+def test_two_calls_of_the_same_name_without_ids_are_answered_in_order() -> None:
+    call = {"functionCall": {"name": "run_shell_command", "args": {"command": "ls"}}}
+    answer = {"functionResponse": {"name": "run_shell_command", "response": {"output": "a"}}}
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "go"}]},
+            {"role": "model", "parts": [call]},
+            {"role": "user", "parts": [answer]},
+            {"role": "model", "parts": [call]},
+            {"role": "user", "parts": [{"text": "Go on."}]},
+        ]
+    }
+    calls = tool_calls(parse_request("gemini", body))
+    assert [(c.message, c.result) for c in calls] == [(1, "a"), (3, None)]
+
+
+def test_a_result_answers_the_call_with_its_id_wherever_it_stands() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "a", "type": "function", "function": {"name": "x", "arguments": "{}"}},
+                    {"id": "b", "type": "function", "function": {"name": "x", "arguments": "{}"}},
+                ],
+            },
+            {"role": "tool", "tool_call_id": "b", "content": "B"},
+        ]
+    }
+    calls = tool_calls(parse_request("openai-chat", body))
+    assert [(c.call_id, c.result) for c in calls] == [("a", None), ("b", "B")]

@@ -175,11 +175,11 @@ def truncate(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Chec
     kept_user = any(user in text for text in first.request.user_texts)
     figures: dict[str, Any] = {"request": first.n, "kept_user_message": kept_user}
     if call is None:
-        where = "its user message kept" if kept_user else "with its turn"
+        where = ", its user message kept" if kept_user else " with its turn"
         return _result(
             check,
             "info",
-            f"dropped {where}: the resumed session does not send the interrupted call",
+            f"dropped{where}: the resumed session does not send the interrupted call",
             behaviour="dropped",
             **figures,
         )
