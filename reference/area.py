@@ -37,6 +37,9 @@ class Area:
     loop_schema: Path | None = None
     # The module of its Hypothesis strategies, shrinking and rule guesses, imported only to fuzz.
     fuzz_module: str = ""
+    # The form a step's given `id` takes, checked by lint: (a regular expression, what it says in
+    # words); None when the area's schema alone holds its ids.
+    id_form: tuple[str, str] | None = None
 
     def run_case(self, case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
         return self.run(case, self.config(loop))

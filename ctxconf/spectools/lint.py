@@ -28,7 +28,6 @@ from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_fi
 from ctxconf.spectools.anchors import Place, implementations
 from ctxconf.spectools.casefile import read_json
 
-ID_FORM = re.compile(r"^#[0-9a-f]{4,}$")
 # `name` (value): the value plain, or a JSON string that may hold parentheses of its own.
 _QUOTE = re.compile(r'`([a-z_]+(?:\.[a-z_]+)*)` \(("(?:[^"\\]|\\.)*"|[^()]*)\)')
 _VERSION_LINE = re.compile(r"^Spec version: (\S+)\s*$", re.MULTILINE)
@@ -289,9 +288,8 @@ def check_ops(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
 def check_ids(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
     for path, (text, doc) in cases_by_file.items():
         spans = value_spans(text)
-        # An area with a case schema of its own holds its ids to its own form there.
         record = REGISTRY.get(str(doc.get("area")))
-        own_form = record is not None and record.case_schema is not None
+        form = record.id_form if record is not None else None
         for index, case in enumerate(doc.get("cases", [])):
             seen: set[str] = set()
             for s_index, step in enumerate(case.get("steps", [])):
@@ -299,14 +297,10 @@ def check_ids(cases_by_file: dict[Path, Any]) -> Iterator[Finding]:
                 if result_id is None:
                     continue
                 line = _line_of(text, spans.get(f"/cases/{index}/steps/{s_index}/id", (0, 0))[0])
-                if not own_form and (
-                    not isinstance(result_id, str) or not ID_FORM.match(result_id)
+                if form is not None and not (
+                    isinstance(result_id, str) and re.match(form[0], result_id)
                 ):
-                    yield Finding(
-                        str(path),
-                        line,
-                        f"id {result_id!r} is not # and 4 or more lowercase hex digits",
-                    )
+                    yield Finding(str(path), line, f"id {result_id!r} is not {form[1]}")
                 elif result_id in seen:
                     yield Finding(
                         str(path),

@@ -32,6 +32,7 @@ AREA = Area(
     equivalent=_equivalent,
     examples="examples",
     fuzz_module="ctxconf.reference.context.fuzz",
+    id_form=(r"^#[0-9a-f]{4,}$", "# and 4 or more lowercase hex digits"),
 )
 
 __all__ = ["AREA", "OPS", "ContextConfig", "Limits", "PatchFile", "Session", "run_case"]
