@@ -2,10 +2,13 @@
 
 Each mutant changes one token on one line of the reference's code (`reference/**/*.py`, its
 fuzzing aside) (a comparison, an arithmetic
-sign, a number, a boolean, `and`/`or`, a `reversed`); the bundled cases then run against it.
-A mutant that every case passes *survived*: either the suite misses something, or the change
-makes no difference (an equivalent mutant), which only reading it tells. Unlike the targeted
-mutants in tests/mutants.py, this needs no knowledge of the rules, so it finds what they miss.
+sign, a number, a boolean, `and`/`or`, a `reversed`); the bundled cases then run against it, and
+the reference's own step checks (what `ctxconf validate` adds to the schema) read each case.
+A mutant that every case passes, and whose checks find every case valid, *survived*: either the
+suite misses something, or the change makes no difference (an equivalent mutant), which only
+reading it tells (a check that lets an invalid case through is for the tests to catch). Unlike
+the targeted mutants in tests/mutants.py, this needs no knowledge of the rules, so it finds what
+they miss.
 
     python tools/mutation_scan.py [--show-survivors] [--under reference/history]
 
@@ -25,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
@@ -107,6 +111,18 @@ def load(package_dir: Path, name: str):  # type: ignore[no-untyped-def]
     return module
 
 
+def caught(module: Any, cases: list[tuple[str, Any]], loop: Any) -> bool:
+    """Whether a mutated reference gives itself away: a case's texts differ from its `expect`,
+    or the area's step checks refuse a bundled case, which is valid."""
+    for area, case in cases:
+        if module.run_area_case(area, case, loop) != case["expect"]:
+            return True
+        checks = module.REGISTRY[area].step_problems
+        if checks is not None and any(True for _ in checks(case["steps"])):
+            return True
+    return False
+
+
 class _TimedOut(BaseException):
     pass
 
@@ -141,6 +157,8 @@ def main() -> int:
     killed, survived = 0, []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
+        # Beside every copy, as beside the reference: its checks read the bundled numbers there.
+        shutil.copytree(ROOT / "spec", Path(temp) / "spec")
         for source_file in _sources(args.under):
             source = source_file.read_text()
             for number, (index, mutated) in enumerate(mutants(source)):
@@ -154,16 +172,12 @@ def main() -> int:
                 (target / relative).write_text("\n".join(lines))
                 signal.alarm(10)  # a mutant that loops for ever is caught too
                 try:
-                    module = load(target, name)
-                    caught = any(
-                        module.run_area_case(area, case, loop) != case["expect"]
-                        for area, case in cases
-                    )
+                    found = caught(load(target, name), cases, loop)
                 except (Exception, _TimedOut):
-                    caught = True
+                    found = True
                 finally:
                     signal.alarm(0)
-                if caught:
+                if found:
                     killed += 1
                 else:
                     survived.append(
