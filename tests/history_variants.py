@@ -37,7 +37,6 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         "session.py",
         (
             "        self._turn_open = True\n"
-            "        self._overflowed = False\n"
             "        self._append(User(pending.id, self._tip, pending.text, pending.images))\n"
             '        return t.render("retry_sent", id=pending.id)',
             '        return t.render("draft", id=pending.id, text=pending.text)',
@@ -70,10 +69,8 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
         "overflow-writes-at-once",
         "sizing.py",
         (
-            "        self._overflowed = True\n"
-            '        return self._finish(run.entry, run.lines, "")',
-            "        self._overflowed = True\n"
-            '        text = self._finish(run.entry, run.lines, "")\n'
+            '        return self._finish(replace(run.entry, reactive=True), run.lines, "")',
+            '        text = self._finish(replace(run.entry, reactive=True), run.lines, "")\n'
             "        self.store.write(self._unwritten)\n"
             "        self._unwritten = []\n"
             "        return text",

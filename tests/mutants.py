@@ -326,6 +326,8 @@ MUTANTS: tuple[Mutant, ...] = (
         'return "0" if value is None else str(value)')),
     # The history area (reference/history/): one or more per rule, none for a decision
     # (tests/history_variants.py reads each decision the other way).
+    _m("hist.persist.cold-equals-live", "reload-forgets-an-overflow", "history/entries.py",
+       ("            bool(data[\"reactive\"]),", "            False,")),
     _m("hist.persist.cold-equals-live", "reload-drops-text-beside-calls", "history/session.py",
        (_HISTORY_RELOAD,
         "        for record in loaded.records:\n"
@@ -443,7 +445,7 @@ MUTANTS: tuple[Mutant, ...] = (
        ("if rejected is not None and current + request >= rejected:",
         "if rejected is not None and current >= rejected:")),
     _m("hist.compact.overflow", "overflow-compacts-twice", "history/sizing.py",
-       ("        if self._overflowed:", "        if False:")),
+       ("        if self._reactive_since_the_person():", "        if False:")),
     _m("hist.compact.clean-cut", "tail-one-message-early", "history/ladder.py",
        ("    return Start(view, kept_from(view.body, budget))",
         "    return Start(view, max(0, kept_from(view.body, budget) - 1))")),

@@ -34,7 +34,6 @@ class SessionCore:
         self._crashed = False
         self._loaded = True  # False after a refused reload
         self._given: set[str] = set()  # every id a step gave, kept or not
-        self._overflowed = False  # a reactive compaction since the person's last message
 
     def request_view(self) -> RequestView:
         """The blocks of the request the current conversation's tip makes."""

@@ -109,6 +109,7 @@ class Compaction:
     pruned: tuple[tuple[str, int], ...] = ()  # (entry id, image index)
     snapshot: Snapshot | None = None
     summary: Summary | None = None
+    reactive: bool = False  # made after an overflow, not by choice
 
     @property
     def cut(self) -> str | None:
@@ -166,6 +167,7 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
     elif isinstance(entry, Trim):
         data.update(cut=entry.cut)
     else:
+        data["reactive"] = entry.reactive
         data["elided"] = list(entry.elided)
         data["pruned"] = [[entry_id, index] for entry_id, index in entry.pruned]
         snap, summary = entry.snapshot, entry.summary
@@ -227,6 +229,7 @@ def entry_from_json(data: Mapping[str, Any]) -> Entry:
             else Summary(
                 summary["text"], summary["cut"], summary["previous"], tuple(summary["files"])
             ),
+            bool(data["reactive"]),
         )
     raise ValueError(f"no entry kind {kind!r}")
 

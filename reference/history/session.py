@@ -53,7 +53,6 @@ class HistorySession(TreeSteps, SizeSteps):
             self._turn_open = True
             # rule: hist.persist.pending
             self._write([pending_record(entry_id, text, images)])
-        self._overflowed = False
         self._append(User(entry_id, self._tip, text, tuple(images)))
 
     def assistant(self, entry_id: str, text: str = "", calls: Sequence[Call] = ()) -> None:
@@ -133,7 +132,6 @@ class HistorySession(TreeSteps, SizeSteps):
         loaded = self.store.load()
         self._crashed = False
         self._turn_open = False
-        self._overflowed = False
         self._unwritten = []
         self.state = HistoryState(self.config.main)
         t = self._t
@@ -175,7 +173,6 @@ class HistorySession(TreeSteps, SizeSteps):
             return t.render("retry_nothing")
         # rule: hist.retry.after-reload
         self._turn_open = True
-        self._overflowed = False
         self._append(User(pending.id, self._tip, pending.text, pending.images))
         return t.render("retry_sent", id=pending.id)
 

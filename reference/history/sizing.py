@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from .core import HistoryStepError, SessionCore
-from .entries import Compaction, Trim
+from .entries import Compaction, Trim, User
 from .ladder import (
     RUNGS,
     SHAKE_RUNGS,
@@ -81,13 +82,22 @@ class SizeSteps(SessionCore):
         the same request."""
         self._live()
         self._new_id(entry_id)
-        if self._overflowed:
+        if self._reactive_since_the_person():
             return self._t.render("overflow_stop")
         run = self._run_ladder(entry_id, summary, RUNGS, rejected=self.request_view().tokens)
         if run.entry is None:
             return self._t.render("overflow_stop")
-        self._overflowed = True
-        return self._finish(run.entry, run.lines, "")
+        return self._finish(replace(run.entry, reactive=True), run.lines, "")
+
+    def _reactive_since_the_person(self) -> bool:
+        """Whether an overflow's compaction came after the person's last message on the path: read
+        from the entries, so a loaded session knows it as the live one did."""
+        for entry in reversed(self._path()):
+            if isinstance(entry, User):
+                return False
+            if isinstance(entry, Compaction) and entry.reactive:
+                return True
+        return False
 
     def command(self, text: str, entry_id: str | None = None, summary: str | None = None) -> str:
         """A slash command of the person's: /shake, /compact, /context, /tree."""
