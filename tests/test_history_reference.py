@@ -64,6 +64,19 @@ def cold(s: HistorySession) -> HistorySession:
     return other
 
 
+def test_a_session_takes_the_config_it_is_given() -> None:
+    loop = json.loads(json.dumps(LOOP))
+    loop["history"]["texts"]["user_header"] = "=== person {id} ==="
+    s = HistorySession(HistoryConfig.from_loop(loop), window=400, vision=False)
+    s.user("u1", "Hi.")
+    assert s.request().startswith("=== person u1 ===\nHi.")
+
+
+def test_a_session_without_a_config_reads_the_bundled_one() -> None:
+    s = HistorySession(window=400, vision=False)
+    assert s.config.main == CONFIG.main and s.config.ladder == CONFIG.ladder
+
+
 # --- persistence -----------------------------------------------------------------------------
 
 
