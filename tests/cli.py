@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,13 +21,24 @@ class Done:
 
 
 def ctxconf(
-    *args: str | Path, cwd: Path | None = None, expect: int | None = 0, timeout: float = 120
+    *args: str | Path,
+    cwd: Path | None = None,
+    expect: int | None = 0,
+    timeout: float = 120,
+    importable: Sequence[Path] = (),
 ) -> Done:
+    """`python -m ctxconf ARGS` in `cwd`; `importable`: folders put first on PYTHONPATH, so that
+    `--impl python:tests.…` finds a module of this checkout's."""
+    env = None
+    if importable:
+        path = os.pathsep.join([*map(str, importable), os.environ.get("PYTHONPATH", "")])
+        env = {**os.environ, "PYTHONPATH": path}
     done = subprocess.run(
         [sys.executable, "-m", "ctxconf", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
+        env=env,
         timeout=timeout,
     )
     result = Done(done.returncode, done.stdout, done.stderr)

@@ -5,9 +5,7 @@ and passes the reference."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,6 +34,7 @@ from ctxconf.reference.texts import read_loop
 from ctxconf.spec_rules import load_rules
 from ctxconf.spectools.validate import validate_files
 from tests.cli import Done
+from tests.cli import ctxconf as run_ctxconf
 
 REPO = Path(__file__).resolve().parents[1]
 # Faults of the context area; those of the prefix area are named prefix_*, those of the history
@@ -48,14 +47,8 @@ CONFIG = ContextConfig.load()
 
 def ctxconf(*args: str | Path, cwd: Path, expect: int, timeout: float = 300) -> tuple[Done, float]:
     """Run `python -m ctxconf` in `cwd`, with this checkout importable (for python:tests.…)."""
-    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    env = {**os.environ, "PYTHONPATH": path}
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "ctxconf", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=timeout)
-    result = Done(done.returncode, done.stdout, done.stderr)
-    assert done.returncode == expect, str(result)
-    assert "Traceback" not in done.stderr, str(result)
+    result = run_ctxconf(*args, cwd=cwd, expect=expect, timeout=timeout, importable=[REPO])
     return result, time.monotonic() - started
 
 

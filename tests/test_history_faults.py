@@ -9,14 +9,11 @@ say, by their steps, what the fault gets wrong.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli import Done
+from tests.cli import ctxconf
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,22 +48,8 @@ FAULTS: dict[str, tuple[str, ...]] = {
 def run_history(impl: str, tmp_path: Path, expect: int) -> dict[str, str]:
     """`ctxconf run --area history` on `impl` as a subprocess: each case's verdict by name."""
     results = tmp_path / "results.json"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    command = [sys.executable, "-m", "ctxconf", "run", "--impl", impl, "--area", "history"]
-    done = subprocess.run(
-        [*command, "--json", str(results)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    shown = Done(done.returncode, done.stdout, done.stderr)
-    assert done.returncode == expect, str(shown)
-    assert "Traceback" not in done.stderr, str(shown)
+    run = ("run", "--impl", impl, "--area", "history", "--json", results)
+    ctxconf(*run, cwd=tmp_path, expect=expect, timeout=300, importable=[ROOT])
     document = json.loads(results.read_text(encoding="utf-8"))
     return {case["name"]: case["verdict"] for case in document["cases"]}
 

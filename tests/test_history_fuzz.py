@@ -5,9 +5,6 @@ shrinks to sessions the reference still takes, its rules are guessed from what d
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,7 @@ from ctxconf.reference.texts import read_loop
 from ctxconf.spec_rules import load_rules
 from ctxconf.spectools.validate import validate_files
 from tests.cli import Done
+from tests.cli import ctxconf as run_ctxconf
 
 REPO = Path(__file__).resolve().parents[1]
 AREA = REGISTRY["history"]
@@ -111,22 +109,7 @@ def test_every_rule_it_can_guess_is_a_rule_of_the_spec() -> None:
 
 def ctxconf(*args: str | Path, cwd: Path, expect: int) -> Done:
     """Run `python -m ctxconf` in `cwd`, with this checkout importable (for python:tests.…)."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "ctxconf", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-    )
-    result = Done(done.returncode, done.stdout, done.stderr)
-    assert done.returncode == expect, str(result)
-    assert "Traceback" not in done.stderr, str(result)
-    return result
+    return run_ctxconf(*args, cwd=cwd, expect=expect, timeout=300, importable=[REPO])
 
 
 def test_the_reference_agrees_with_itself_on_history_sessions(tmp_path: Path) -> None:
