@@ -358,6 +358,7 @@ def test_every_example_of_prefix_md_is_a_case_output() -> None:
     assert not missing, missing
 
 
+@pytest.fixture
 def spec(tmp_path: Path) -> Path:
     copy_dir = tmp_path / "spec"
     shutil.copytree(SPEC, copy_dir)
