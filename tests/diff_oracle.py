@@ -7,15 +7,16 @@ The common lines are those of the edit script found by Myers' greedy algorithm (
 forward from the start of both texts; where a deletion and an insertion reach equally far, the
 deletion is taken. Within a run of changed lines every deletion is shown before every insertion.
 Lines are compared with their line end, so a last line that gains or loses its `\n` is a change,
-marked as GNU diff and git mark it.
+marked as GNU diff and git mark it. The search is this module's own; the hunks it lays out are
+the reference's (`render_hunks`), which the cases check.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Sequence
 
+from ctxconf.reference.context.diff import render_hunks
 from ctxconf.reference.texts import Texts
 
 _CHUNK = 1 << 16  # characters split at a time: a text's lines are never all alive at once
@@ -128,45 +129,6 @@ def _myers_runs(a: list[int], b: list[int], max_edit: int) -> list[tuple[int, in
     return runs
 
 
-@dataclass(frozen=True)
-class _Block:
-    """One change: lines [i0, i1) of the old text give way to lines [j0, j1) of the new."""
-
-    i0: int
-    i1: int
-    j0: int
-    j1: int
-
-
-def _blocks(runs: list[tuple[int, int, int]], n: int, m: int) -> list[_Block]:
-    """The changes between the common runs, in order."""
-    blocks: list[_Block] = []
-    i = j = 0
-    for x, y, length in [*runs, (n, m, 0)]:
-        if x > i or y > j:
-            blocks.append(_Block(i, x, j, y))
-        i, j = x + length, y + length
-    return blocks
-
-
-def _hunks(blocks: list[_Block], context: int) -> Iterator[list[_Block]]:
-    """The changes each hunk shows: those at most 2 * context common lines apart."""
-    group = [blocks[0]]
-    for block in blocks[1:]:
-        if block.i0 - group[-1].i1 > 2 * context:
-            yield group
-            group = []
-        group.append(block)
-    yield group
-
-
-def _range(start: int, count: int) -> str:
-    # `start` is how many lines precede the hunk; an empty range names the line before it.
-    if count == 1:
-        return str(start + 1)
-    return f"{start + 1 if count else start},{count}"
-
-
 def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: int) -> str:
     """The hunks of the change from `before` to `after`, without file headers; "" when equal.
 
@@ -184,7 +146,7 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
     no_newline = texts.render("no_newline")
     out: list[str] = []
 
-    def show(tag: str, numbers: list[int]) -> None:
+    def show(tag: str, numbers: Sequence[int]) -> None:
         for number in numbers:
             if number >= 0:
                 out.append(tag + lines[number])
@@ -192,24 +154,5 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
                 out.append(tag + unterminated[-1 - number])
                 out.append(no_newline)
 
-    runs = _myers_runs(a, b, max_edit)
-    blocks = [_Block(0, len(a), 0, len(b))] if runs is None else _blocks(runs, len(a), len(b))
-    groups = list(_hunks(blocks, context))
-    for index, group in enumerate(groups):
-        first, last = group[0], group[-1]
-        before_end = groups[index - 1][-1].i1 if index else 0
-        after_start = groups[index + 1][0].i0 if index + 1 < len(groups) else len(a)
-        lead = min(context, first.i0 - before_end)
-        trail = min(context, after_start - last.i1)
-        old_start, new_start = first.i0 - lead, first.j0 - lead
-        old_count = last.i1 + trail - old_start
-        new_count = last.j1 + trail - new_start
-        out.append(f"@@ -{_range(old_start, old_count)} +{_range(new_start, new_count)} @@")
-        common_from = old_start
-        for block in group:
-            show(" ", a[common_from : block.i0])
-            show("-", a[block.i0 : block.i1])
-            show("+", b[block.j0 : block.j1])
-            common_from = block.i1
-        show(" ", a[common_from : common_from + trail])
+    render_hunks(a, b, _myers_runs(a, b, max_edit), context, show, out)
     return "\n".join(out)

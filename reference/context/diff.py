@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import eq, itemgetter, not_, sub
+from typing import TypeVar
 
 from ..texts import Texts
+
+_Line = TypeVar("_Line")  # a line as each caller holds it: its text, or its number
 
 _CHUNK = 1 << 16  # characters of a text split into lines at a time
 # What a list reads as past its end: an object equal to no line.
@@ -354,7 +357,7 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
     no_newline = texts.render("no_newline")
     out: list[str] = []
 
-    def show(tag: str, lines: list[str]) -> None:
+    def show(tag: str, lines: Sequence[str]) -> None:
         for line in lines:
             if line.endswith("\n"):
                 out.append(tag + line[:-1])
@@ -363,7 +366,21 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
             else:
                 out.append(tag + line)
 
-    runs = _myers_runs(a, b, max_edit)
+    render_hunks(a, b, _myers_runs(a, b, max_edit), context, show, out)
+    return "\n".join(out)
+
+
+def render_hunks(
+    a: Sequence[_Line],
+    b: Sequence[_Line],
+    runs: list[tuple[int, int, int]] | None,
+    context: int,
+    show: Callable[[str, Sequence[_Line]], None],
+    out: list[str],
+) -> None:
+    """Each hunk of the change from `a` to `b`: its header appended to `out`, its lines given to
+    `show` with their tag. `runs` are the common runs (x, y, length) of an edit script; None, one
+    change replacing every line."""
     blocks = [_Block(0, len(a), 0, len(b))] if runs is None else _blocks(runs, len(a), len(b))
     groups = list(_hunks(blocks, context))
     for index, group in enumerate(groups):
@@ -384,4 +401,3 @@ def unified_diff(before: str, after: str, context: int, texts: Texts, max_edit: 
             show("+", b[block.j0 : block.j1])
             common_from = block.i1
         show(" ", a[common_from : common_from + trail])
-    return "\n".join(out)
