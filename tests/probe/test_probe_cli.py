@@ -77,23 +77,26 @@ def test_a_broken_scenario_file_is_named_with_a_pointer(tmp_path: Path) -> None:
     assert f"{scenario}: at /turns/0/steps/0" in done.stderr
 
 
+def _hanging_profile(tmp_path: Path, code: str, **more: object) -> Path:
+    """A profile whose harness runs `code` (a process that never answers) for its first turn."""
+    profile = {
+        "name": "hang",
+        "description": "sleeps",
+        "api": "openai-chat",
+        **more,
+        "drive": {
+            "mode": "per-turn",
+            "command": [sys.executable, "-c", code],
+            "resume": [sys.executable, "-c", "pass"],
+        },
+    }
+    path = tmp_path / "hang.yaml"
+    path.write_text(json.dumps(profile))
+    return path
+
+
 def test_a_hanging_harness_is_killed_and_its_checks_are_errors(tmp_path: Path) -> None:
-    hang = tmp_path / "hang.yaml"
-    hang.write_text(
-        json.dumps(
-            {
-                "name": "hang",
-                "description": "sleeps",
-                "api": "openai-chat",
-                "timeout": 1,
-                "drive": {
-                    "mode": "per-turn",
-                    "command": [sys.executable, "-c", "import time; time.sleep(60)"],
-                    "resume": [sys.executable, "-c", "pass"],
-                },
-            }
-        )
-    )
+    hang = _hanging_profile(tmp_path, "import time; time.sleep(60)", timeout=1)
     done = ctxconf("probe", "--harness", hang, "--json", tmp_path / "r.json", expect=1, timeout=60)
     assert "no request with tools reached the mock" in done.stdout and "timed out" in done.stdout
     data = json.loads((tmp_path / "r.json").read_text())
@@ -158,21 +161,7 @@ def test_list_names_the_bundled_harnesses_and_scenarios() -> None:
 def test_an_interrupted_probe_exits_130_and_leaves_no_harness_running(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     code = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
-    hang = tmp_path / "hang.yaml"
-    hang.write_text(
-        json.dumps(
-            {
-                "name": "hang",
-                "description": "sleeps",
-                "api": "openai-chat",
-                "drive": {
-                    "mode": "per-turn",
-                    "command": [sys.executable, "-c", code],
-                    "resume": [sys.executable, "-c", "pass"],
-                },
-            }
-        )
-    )
+    hang = _hanging_profile(tmp_path, code)
     probe = subprocess.Popen(
         [
             sys.executable,
