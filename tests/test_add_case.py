@@ -4,10 +4,7 @@ YAML the editor wrote, near names suggested, authors' cases changed only when as
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-
-import pytest
 
 from ctxconf import limits
 from ctxconf.paths import bundled_spec_dir
@@ -15,13 +12,6 @@ from ctxconf.reference import OPS_BY_AREA
 from ctxconf.spectools.regen import splice
 
 from .cli import ctxconf
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(bundled_spec_dir(), copy)
-    return copy
 
 
 def _yaml(tmp_path: Path, text: str) -> Path:

@@ -4,7 +4,6 @@ the text they were read from."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from ctxconf import limits
-from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import Session
 from ctxconf.runner.transports.base import encode_message
 
@@ -20,13 +18,6 @@ from .cli import ctxconf
 
 TEXT = '{"a": [12345678901234567890.0, 1e16, 1.50, -0.0, 2E-3, 7]}'
 CASE = "listing-large-integer-with-a-fraction"
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(bundled_spec_dir(), copy)
-    return copy
 
 
 def test_a_number_is_written_as_it_was_read() -> None:

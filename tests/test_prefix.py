@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -356,13 +355,6 @@ def test_every_example_of_prefix_md_is_a_case_output() -> None:
     count, missing = examples_not_shown((SPEC / "prefix.md").read_text(encoding="utf-8"), CASES)
     assert count >= 10
     assert not missing, missing
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy_dir = tmp_path / "spec"
-    shutil.copytree(SPEC, copy_dir)
-    return copy_dir
 
 
 def test_lint_checks_prefix_md_quotes_and_examples(spec: Path) -> None:

@@ -12,16 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxconf.paths import bundled_spec_dir
-
 from .cli import ctxconf
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(bundled_spec_dir(), copy)
-    return copy
 
 
 def _dangling(spec: Path) -> str:

@@ -6,10 +6,7 @@ Each test edits a copy of the bundled spec and runs `ctxconf lint` on it as a us
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
-
-import pytest
 
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.spec_decisions import load_decisions, parse_decisions
@@ -17,13 +14,6 @@ from ctxconf.spec_decisions import load_decisions, parse_decisions
 from .cli import ctxconf
 
 SPEC = bundled_spec_dir()
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(SPEC, copy)
-    return copy
 
 
 def _edit(path: Path, old: str, new: str) -> None:

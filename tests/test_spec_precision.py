@@ -4,7 +4,6 @@ one wherever it could come in (a case file, a YAML case, a run), with its place.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,6 @@ from .cli import ctxconf
 SPEC = bundled_spec_dir()
 # A number of the bundled cases that a non-finite one replaces.
 PLAIN = '"n": 10000000000000001'
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(SPEC, copy)
-    return copy
 
 
 def _line_of(path: Path, text: str) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,13 +18,6 @@ from ctxconf.specfile import CASES, LOOP, SpecFileError, read_spec_json
 from ctxconf.useryaml import load_user_yaml
 
 from .cli import ctxconf
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(bundled_spec_dir(), copy)
-    return copy
 
 
 def _loop_text() -> str:

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ctxconf import limits
-from ctxconf.paths import bundled_spec_dir
 
 from .cli import ctxconf
-
-
-@pytest.fixture
-def spec(tmp_path: Path) -> Path:
-    copy = tmp_path / "spec"
-    shutil.copytree(bundled_spec_dir(), copy)
-    return copy
 
 
 def _edit_json(path: Path, edit) -> None:  # type: ignore[no-untyped-def]
