@@ -72,4 +72,9 @@ def test_a_comment_naming_no_rule_is_a_finding(tmp_path: Path) -> None:
 @pytest.mark.parametrize("anchor", ["ctx.no.such-rule"])
 def test_show_of_an_unknown_anchor_is_a_usage_error(anchor: str) -> None:
     done = ctxconf("show", anchor, cwd=SPEC.parent, expect=2)
-    assert "no case named" in done.stderr
+    assert "no case or rule named" in done.stderr
+
+
+def test_show_suggests_the_rule_near_a_mistyped_anchor() -> None:
+    done = ctxconf("show", "hist.rewind.droped", cwd=SPEC.parent, expect=2)
+    assert "did you mean: hist.rewind.dropped" in done.stderr

@@ -151,7 +151,7 @@ def test_show_prints_whitespace_visibly() -> None:
     assert "⟨U+2028⟩" in done.stdout
     assert "1: one␍" in ctxconf("show", "carriage-return-is-shown").stdout
     missing = ctxconf("show", "no-such-case", expect=2)
-    assert "no case named 'no-such-case'" in missing.stderr
+    assert "no case or rule named 'no-such-case'" in missing.stderr
 
 
 def test_add_case_fills_expectations_and_refuses_a_duplicate(spec: Path, tmp_path: Path) -> None:

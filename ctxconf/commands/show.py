@@ -117,8 +117,9 @@ def run(args: argparse.Namespace) -> int:
         read_loop(folder)  # a broken spec is refused as every spec command refuses it
         files = list_case_files(folder)
         found = find_case(files, args.case)
-        names = case_names(files) if found is None else []
-        rule = load_rules(folder, strict=False).get(args.case) if found is None else None
+        rules = load_rules(folder, strict=False) if found is None else {}
+        rule = rules.get(args.case)
+        names = [*case_names(files), *rules] if found is None else []
     except SpecFileError as error:
         return report_error("show", error, sys.stderr)
     if rule is not None:
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         near = difflib.get_close_matches(args.case, names, n=5, cutoff=0.6)
         near += [n for n in names if args.case in n and n not in near][: 5 - len(near)]
         hint = f"; did you mean: {', '.join(near)}" if near else ""
-        print(f"ctxconf show: no case named {args.case!r}{hint}", file=sys.stderr)
+        print(f"ctxconf show: no case or rule named {args.case!r}{hint}", file=sys.stderr)
         return 2
     print(display(found.file))
     print("\n".join(render_case(found.case)))
