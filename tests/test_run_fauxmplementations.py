@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -172,13 +171,6 @@ def _check_one_case_lost(tmp_path: Path, stdout: str, verdict: str, message: str
     return broken
 
 
-def _seconds(stdout: str) -> float:
-    """How long the run took, from its line of counts ("… in 2.31 s")."""
-    found = re.search(r" in ([0-9.]+) s$", stdout.rstrip("\n").split("\n")[-1])
-    assert found, stdout
-    return float(found.group(1))
-
-
 @pytest.mark.parametrize(
     ("script", "verdict", "message", "stderr"), BROKEN_RUNS, ids=[r[0] for r in BROKEN_RUNS]
 )
@@ -193,7 +185,9 @@ def test_broken_case_costs_one_case(
     if stderr:
         assert f"  | {stderr}" in done.stdout
     if script in SLOW:  # the one case's timeout, with a restart: never the hang's length
-        assert _seconds(done.stdout) < 8
+        # The case's own time, not the run's: the run's grows with the suite and the machine's
+        # load, while every other case passing says none of them waited for a timeout.
+        assert broken.duration < 8
 
 
 def test_a_skipped_case_does_not_fail_the_run(runs: _Runs) -> None:
@@ -341,13 +335,13 @@ def test_pyproc_kills_a_module_holding_the_gil(tmp_path: Path) -> None:
         "results.json",
     )
     assert done.returncode == 1, str(done)
-    _check_one_case_lost(
+    broken = _check_one_case_lost(
         folder,
         done.stdout,
         "timeout",
         "no answer within 2 s: the implementation was killed (its whole process group)",
     )
-    assert _seconds(done.stdout) < 10
+    assert broken.duration < 10
 
 
 def test_refused_connection_stops_the_run(tmp_path: Path) -> None:
