@@ -35,6 +35,7 @@ class _Run:
 
     chosen: tuple[str, ...] = ()
     timeout: float = 10.0
+    start_timeout: float | None = None  # None: the runner's own
     expected: ExpectedFailures | None = None
     names: frozenset[str] = frozenset()  # every case name and rule anchor, for unused entries
     judge: Judge | None = None
@@ -75,6 +76,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         default=10.0,
         help="how long one case may take (default 10)",
+    )
+    group.addoption(
+        "--ctxconf-start-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="how long the implementation may take to start and answer hello (default 30)",
     )
     group.addoption(
         "--ctxconf-expected-failures",
@@ -152,6 +160,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN] = _Run(
         chosen=tuple(arg.rstrip("/") for arg in chosen),
         timeout=config.getoption("ctxconf_timeout"),
+        start_timeout=config.getoption("ctxconf_start_timeout"),
     )
 
 
@@ -231,11 +240,14 @@ def _start(config: pytest.Config, will_run: bool) -> None:
     from ctxconf.runner.engine import greet
     from ctxconf.runner.errors import RunnerError
     from ctxconf.runner.transports import transport_factory
+    from ctxconf.runner.transports.base import START_SECONDS
 
     run = config.stash[_RUN]
     try:
         factory = transport_factory(
-            config.getoption("ctxconf_impl"), timeout=run.timeout, spec_dir=_spec_dir(config)
+            config.getoption("ctxconf_impl"),
+            start_timeout=START_SECONDS if run.start_timeout is None else run.start_timeout,
+            spec_dir=_spec_dir(config),
         )
         if will_run:
             transport = factory()

@@ -54,6 +54,7 @@ from .run_checks import (
 )
 from .selection import parse_selector
 from .transports import Transport, TransportFactory, transport_factory
+from .transports.base import START_SECONDS
 from .verdicts import Judge
 
 # Taken from here by the commands and the pytest plugin, though made in the modules above.
@@ -77,6 +78,7 @@ class RunOptions:
     k: str | None = None
     jobs: int = 1
     timeout: float = 10.0
+    start_timeout: float = START_SECONDS  # for starting the implementation and its hello
     expected_failures: Path | None = None
     accept_equivalent_diffs: bool = False
 
@@ -103,6 +105,7 @@ def run_suite(
     if options.jobs < 1:
         raise UsageError(f"-j {options.jobs}: the number of workers is at least 1")
     check_timeout(options.timeout)
+    check_timeout(options.start_timeout, "--start-timeout")
     spec_dir = resolve_spec_dir(options.spec_dir)
     files = load_cases(options.case_files or default_case_files(spec_dir))
     known_areas = known_areas_of(files)
@@ -131,7 +134,7 @@ def run_suite(
     )
     if factory is None:
         factory = transport_factory(
-            options.impl, timeout=options.timeout, spec_dir=spec_dir, loop=loop
+            options.impl, start_timeout=options.start_timeout, spec_dir=spec_dir, loop=loop
         )
 
     started_at = _now()
@@ -159,6 +162,7 @@ def run_suite(
             options=Options(
                 jobs=options.jobs,
                 timeout=options.timeout,
+                start_timeout=options.start_timeout,
                 k=options.k,
                 accept_equivalent_diffs=options.accept_equivalent_diffs,
                 expected_failures=str(options.expected_failures)

@@ -23,6 +23,7 @@ from ctxconf.atomic import move_into_place, open_temp
 from ctxconf.limits import MAX_SPEC_FILE_BYTES, LimitError, dumps, parse_json
 
 from .errors import ResultsFileError
+from .transports.base import START_SECONDS
 
 FORMAT = "ctxconf-results"
 FORMAT_VERSION = 1
@@ -57,6 +58,7 @@ class Options:
     k: str | None
     accept_equivalent_diffs: bool
     expected_failures: str | None
+    start_timeout: float = START_SECONDS  # files written before it was recorded had this one
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,7 @@ def header_to_json(header: Header) -> dict[str, Any]:
         "options": {
             "jobs": header.options.jobs,
             "timeout": header.options.timeout,
+            "start_timeout": header.options.start_timeout,
             "k": header.options.k,
             "accept_equivalent_diffs": header.options.accept_equivalent_diffs,
             "expected_failures": header.options.expected_failures,

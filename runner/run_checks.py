@@ -17,11 +17,11 @@ from .selection import Selector
 MAX_TIMEOUT = 24 * 60 * 60.0  # seconds per case: a day is more than any case needs
 
 
-def check_timeout(timeout: float) -> None:
+def check_timeout(timeout: float, option: str = "--timeout") -> None:
     """UsageError unless `timeout` is a finite number of seconds in (0, MAX_TIMEOUT]."""
     if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
         raise UsageError(
-            f"--timeout {timeout:g}: the timeout is a number of seconds above 0 and at most "
+            f"{option} {timeout:g}: the timeout is a number of seconds above 0 and at most "
             f"{MAX_TIMEOUT:g} (a day)"
         )
 

@@ -19,6 +19,7 @@ import pytest
 
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.runner.results import load
+from ctxconf.runner.transports.base import START_SECONDS
 
 from .cli import Done, ctxconf
 
@@ -42,7 +43,7 @@ BROKEN_RUNS = [
     (
         "hang",
         "timeout",
-        "no answer within 2 s: the implementation was killed (its whole process group)",
+        "no answer within 4 s: the implementation was killed (its whole process group)",
         "hang: child pid",
     ),
     (
@@ -73,7 +74,7 @@ BROKEN_RUNS = [
     (
         "trickle_line",
         "timeout",
-        "no answer within 2 s: the implementation was killed (its whole process group)",
+        "no answer within 4 s: the implementation was killed (its whole process group)",
         "",
     ),
     ("endless_line", "error", "a response line longer than 67108864 bytes", ""),
@@ -97,7 +98,9 @@ BROKEN_RUNS = [
         "",
     ),
 ]
-SLOW = {"hang", "trickle_line"}  # run with --timeout 2; the others get 20
+# Run with --timeout 4, short enough to wait for and long enough for a case's answer while the
+# other runs start (their starts have --start-timeout's allowance); the others get 20.
+SLOW = {"hang", "trickle_line"}
 
 
 def _cmd(script: str) -> str:
@@ -151,7 +154,7 @@ class _Runs:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
     runs = _Runs(tmp_path_factory.mktemp("faux"))
     for script, *_ in BROKEN_RUNS:
-        runs.start(script, "--timeout", "2" if script in SLOW else "20")
+        runs.start(script, "--timeout", "4" if script in SLOW else "20")
     for script in ("skip_on_run", "bad_hello", "crash_on_start"):
         runs.start(script)
     yield runs
@@ -187,7 +190,7 @@ def test_broken_case_costs_one_case(
     if script in SLOW:  # the one case's timeout, with a restart: never the hang's length
         # The case's own time, not the run's: the run's grows with the suite and the machine's
         # load, while every other case passing says none of them waited for a timeout.
-        assert broken.duration < 8
+        assert broken.duration < 10
 
 
 def test_a_skipped_case_does_not_fail_the_run(runs: _Runs) -> None:
@@ -283,7 +286,7 @@ def test_broken_http_answers_cost_one_case(
 @pytest.mark.parametrize("http_faux", ["trickle_hello"], indirect=True)
 def test_a_trickled_hello_stops_the_run_at_the_deadline(tmp_path: Path, http_faux: str) -> None:
     started = time.monotonic()
-    done = ctxconf("run", "--impl", http_faux, "--timeout", "2", cwd=tmp_path, expect=2)
+    done = ctxconf("run", "--impl", http_faux, "--start-timeout", "2", cwd=tmp_path, expect=2)
     assert "the implementation did not answer hello: GET /hello: no answer within 2 s" in (
         done.stderr
     )
@@ -342,6 +345,33 @@ def test_pyproc_kills_a_module_holding_the_gil(tmp_path: Path) -> None:
         "no answer within 2 s: the implementation was killed (its whole process group)",
     )
     assert broken.duration < 10
+
+
+def test_a_slow_start_costs_no_case(tmp_path: Path) -> None:
+    # Two seconds at every start, twice the cases' timeout; it crashes on the broken case, so the
+    # next case starts it again: only the crash costs a case.
+    impl = f"cmd:{sys.executable} {FAUX / 'slow_start.py'} 2"
+    json_path = tmp_path / "results.json"
+    done = ctxconf("run", "--impl", impl, "--timeout", "1", "--json", json_path, expect=1)
+    broken = _check_one_case_lost(tmp_path, done.stdout, "crash", "exited with code 3")
+    assert broken.duration < 1  # the restart belongs to the next case, not to a timeout
+    options = json.loads(json_path.read_text(encoding="utf-8"))["header"]["options"]
+    assert (options["timeout"], options["start_timeout"]) == (1, START_SECONDS)
+
+
+def test_start_timeout_bounds_the_start(tmp_path: Path) -> None:
+    impl = f"cmd:{sys.executable} {FAUX / 'slow_start.py'} 60"
+    started = time.monotonic()
+    done = ctxconf("run", "--impl", impl, "--start-timeout", "1", cwd=tmp_path, expect=2)
+    assert "the implementation did not answer hello: no answer within 1 s" in done.stderr
+    assert time.monotonic() - started < 15
+    assert not (tmp_path / "reports").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "soon"])
+def test_start_timeout_out_of_range_is_refused(tmp_path: Path, value: str) -> None:
+    done = ctxconf("run", "--impl", "reference", "--start-timeout", value, cwd=tmp_path, expect=2)
+    assert "--start-timeout" in done.stderr
 
 
 def test_refused_connection_stops_the_run(tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ EXPECTED = ReferenceImplementation().run(_request(0))["outputs"]
     ids=["reference", "python", "cmd", "http"],
 )
 def test_spec_chooses_the_transport(spec: str, kind: type) -> None:
-    transport = transport_factory(spec, timeout=1)()
+    transport = transport_factory(spec, start_timeout=1)()
     try:
         assert isinstance(transport, kind)
     finally:
@@ -85,7 +85,7 @@ def test_spec_chooses_the_transport(spec: str, kind: type) -> None:
 )
 def test_unusable_specs(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
-        transport_factory(spec, timeout=1)
+        transport_factory(spec, start_timeout=1)
 
 
 @pytest.mark.parametrize(
@@ -100,13 +100,13 @@ def test_unusable_specs(spec: str, error: type[Exception], message: str) -> None
 )
 def test_a_mistyped_form_gets_the_near_one(spec: str, suggestion: str) -> None:
     with pytest.raises(UsageError) as raised:
-        transport_factory(spec, timeout=1)
+        transport_factory(spec, start_timeout=1)
     assert str(raised.value).endswith(f"did you mean {suggestion}?")
 
 
 def test_an_unlike_form_gets_no_suggestion() -> None:
     with pytest.raises(UsageError) as raised:
-        transport_factory("ruby:impl", timeout=1)
+        transport_factory("ruby:impl", start_timeout=1)
     assert "did you mean" not in str(raised.value)
 
 
@@ -145,7 +145,7 @@ def _alive(pid: int) -> bool:
 
 def test_json_lines_serve_many_cases_in_one_process() -> None:
     serve = [sys.executable, "-m", "ctxconf", "serve", "--stdio"]
-    transport = JsonLinesTransport(serve, timeout=10)
+    transport = JsonLinesTransport(serve, start_timeout=10)
     try:
         assert transport.hello()["implementation"]["name"] == "ctxconf-reference"
         for seq in range(3):
@@ -156,7 +156,7 @@ def test_json_lines_serve_many_cases_in_one_process() -> None:
 
 
 def test_json_lines_restart_after_a_crash() -> None:
-    transport = _faux("crash_on_run", timeout=10)
+    transport = _faux("crash_on_run", start_timeout=10)
     try:
         transport.hello()
         assert transport.run(_request(0), 10)["outputs"] == EXPECTED
@@ -170,8 +170,39 @@ def test_json_lines_restart_after_a_crash() -> None:
         transport.close()
 
 
+def _slow_start(seconds: float, start_timeout: float) -> JsonLinesTransport:
+    script = str(FAUX / "slow_start.py")
+    return JsonLinesTransport([sys.executable, script, str(seconds)], start_timeout=start_timeout)
+
+
+def test_json_lines_start_and_restart_have_their_own_allowance() -> None:
+    transport = _slow_start(1.5, start_timeout=30)
+    try:
+        transport.hello()  # 1.5 s, three times the cases' timeout
+        assert transport.run(_request(0), 0.5)["outputs"] == EXPECTED
+        with pytest.raises(CaseFailure, match="exited with code 3"):
+            transport.run(_request(1), 0.5)
+        started = time.monotonic()
+        assert transport.run(_request(2), 0.5)["outputs"] == EXPECTED  # restarted first
+        assert time.monotonic() - started >= 1.5
+    finally:
+        transport.close()
+
+
+def test_json_lines_start_timeout_bounds_the_hello() -> None:
+    transport = _slow_start(60, start_timeout=0.5)
+    try:
+        started = time.monotonic()
+        with pytest.raises(CaseFailure, match=r"no answer within 0\.5 s") as raised:
+            transport.hello()
+        assert raised.value.kind == "timeout"
+        assert time.monotonic() - started < 5
+    finally:
+        transport.close()
+
+
 def test_json_lines_hang_kills_the_process_group() -> None:
-    transport = _faux("hang", timeout=10)
+    transport = _faux("hang", start_timeout=10)
     try:
         transport.hello()
         started = time.monotonic()
@@ -193,7 +224,7 @@ def test_json_lines_hang_kills_the_process_group() -> None:
 
 def test_json_lines_cap_the_line_length() -> None:
     transport = JsonLinesTransport(
-        [sys.executable, "-m", "ctxconf", "serve", "--stdio"], timeout=10, max_line_bytes=40
+        [sys.executable, "-m", "ctxconf", "serve", "--stdio"], start_timeout=10, max_line_bytes=40
     )
     try:
         with pytest.raises(CaseFailure, match="a response line longer than 40 bytes"):
@@ -205,7 +236,7 @@ def test_json_lines_cap_the_line_length() -> None:
 def test_json_lines_keep_only_the_end_of_stderr() -> None:
     script = "import sys; sys.stderr.write('x' * 5000 + 'THE END'); sys.stderr.flush(); sys.exit(1)"
     argv = [sys.executable, "-c", script]
-    transport = JsonLinesTransport(argv, timeout=10, stderr_kept_bytes=100)
+    transport = JsonLinesTransport(argv, start_timeout=10, stderr_kept_bytes=100)
     with pytest.raises(CaseFailure) as raised:
         transport.hello()
     assert raised.value.kind == "crash"
@@ -215,7 +246,7 @@ def test_json_lines_keep_only_the_end_of_stderr() -> None:
 
 
 def test_json_lines_command_not_found() -> None:
-    transport = JsonLinesTransport(["ctxconf-no-such-command-here"], timeout=10)
+    transport = JsonLinesTransport(["ctxconf-no-such-command-here"], start_timeout=10)
     with pytest.raises(CaseFailure, match="cannot start 'ctxconf-no-such-command-here'"):
         transport.hello()
     transport.close()
@@ -238,7 +269,7 @@ def server_url() -> Iterator[str]:
 
 
 def test_http_serves_many_cases_on_one_connection(server_url: str) -> None:
-    transport = HttpTransport(server_url, timeout=10)
+    transport = HttpTransport(server_url, start_timeout=10)
     try:
         assert transport.hello() == ReferenceImplementation().hello()
         for seq in range(3):
@@ -248,7 +279,7 @@ def test_http_serves_many_cases_on_one_connection(server_url: str) -> None:
 
 
 def test_http_error_status(server_url: str) -> None:
-    transport = HttpTransport(server_url + "/elsewhere", timeout=10)
+    transport = HttpTransport(server_url + "/elsewhere", start_timeout=10)
     with pytest.raises(CaseFailure, match=r"GET /elsewhere/hello: HTTP 404 Not Found"):
         transport.hello()
     transport.close()
@@ -258,7 +289,7 @@ def test_http_refused_connection() -> None:
     with socket.socket() as probe:  # a port that was free a moment ago, so nothing listens
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    transport = HttpTransport(f"http://127.0.0.1:{port}", timeout=10)
+    transport = HttpTransport(f"http://127.0.0.1:{port}", start_timeout=10)
     with pytest.raises(CaseFailure, match="connection refused") as raised:
         transport.run(_request(0), 10)
     assert raised.value.kind == "error"
@@ -268,7 +299,7 @@ def test_http_timeout() -> None:
     with socket.socket() as silent:  # accepts connections (in the backlog) and never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen()
-        transport = HttpTransport(f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=10)
+        transport = HttpTransport(f"http://127.0.0.1:{silent.getsockname()[1]}", start_timeout=10)
         with pytest.raises(CaseFailure, match=r"no answer within 0\.3 s") as raised:
             transport.run(_request(0), 0.3)
         assert raised.value.kind == "timeout"
@@ -307,7 +338,7 @@ class _Misbehaving:
     ids=["hang", "raise", "set", "list"],
 )
 def test_python_failures(how: str, kind: str, message: str) -> None:
-    transport = PythonTransport(_Misbehaving(how), timeout=10)
+    transport = PythonTransport(_Misbehaving(how), start_timeout=10)
     request = _request(0)
     with pytest.raises(CaseFailure) as raised:
         transport.run(request, 0.2)
@@ -320,7 +351,7 @@ def test_python_failures(how: str, kind: str, message: str) -> None:
 
 
 def test_python_transport_carries_the_reference() -> None:
-    transport = transport_factory("reference", timeout=10)()
+    transport = transport_factory("reference", start_timeout=10)()
     assert transport.hello()["protocol"] == hello_request()["protocol"]
     assert transport.run(_request(5), 10) == {"seq": 5, "outputs": EXPECTED}
     transport.close()
@@ -352,7 +383,7 @@ def test_python_lone_surrogate() -> None:
         def run(self, request: dict[str, Any]) -> Any:
             return {"seq": request["seq"], "outputs": ["\ud800"]}
 
-    transport = PythonTransport(Surrogate("surrogate"), timeout=10)
+    transport = PythonTransport(Surrogate("surrogate"), start_timeout=10)
     with pytest.raises(CaseFailure, match="lone surrogate"):
         transport.run(_request(0), 10)
     transport.close()
@@ -393,7 +424,7 @@ class _Answers:
     ids=["deep-nesting", "5000-digits", "1500-digits", "nan", "1e400"],
 )
 def test_python_hostile_answers_are_the_case_error(value: Any, message: str) -> None:
-    transport = PythonTransport(_Answers(value), timeout=10)
+    transport = PythonTransport(_Answers(value), start_timeout=10)
     with pytest.raises(CaseFailure) as raised:
         transport.run(_request(0), 10)
     assert raised.value.kind == "error"
@@ -422,9 +453,11 @@ def test_hostile_json_is_refused_with_its_reason(data: bytes, message: str) -> N
 def test_no_timeout_is_clamped_on_every_transport(server_url: str) -> None:
     inf = float("inf")
     transports = [
-        PythonTransport(ReferenceImplementation(), timeout=inf),
-        JsonLinesTransport([sys.executable, "-m", "ctxconf", "serve", "--stdio"], timeout=inf),
-        HttpTransport(server_url, timeout=inf),
+        PythonTransport(ReferenceImplementation(), start_timeout=inf),
+        JsonLinesTransport(
+            [sys.executable, "-m", "ctxconf", "serve", "--stdio"], start_timeout=inf
+        ),
+        HttpTransport(server_url, start_timeout=inf),
     ]
     for transport in transports:
         try:
@@ -437,7 +470,7 @@ def test_no_timeout_is_clamped_on_every_transport(server_url: str) -> None:
 def test_http_reconnects_when_the_kept_alive_connection_was_closed_before_sending(
     server_url: str,
 ) -> None:
-    transport = HttpTransport(server_url, timeout=10)
+    transport = HttpTransport(server_url, start_timeout=10)
     try:
         transport.hello()
         connection = transport._connection
@@ -457,7 +490,7 @@ def test_http_a_server_closing_idle_connections_costs_nothing() -> None:
     thread.start()
     original = serve.IDLE_SECONDS
     serve.IDLE_SECONDS = 0.2
-    transport = HttpTransport(f"http://127.0.0.1:{server.server_address[1]}", timeout=10)
+    transport = HttpTransport(f"http://127.0.0.1:{server.server_address[1]}", start_timeout=10)
     try:
         transport.hello()
         time.sleep(0.6)  # the server has closed the idle connection by now
@@ -470,7 +503,7 @@ def test_http_a_server_closing_idle_connections_costs_nothing() -> None:
 
 
 def test_close_kills_the_whole_group_even_when_sigterm_is_ignored() -> None:
-    transport = _faux("ignore_sigterm", timeout=10)
+    transport = _faux("ignore_sigterm", start_timeout=10)
     transport.hello()
     assert transport.run(_request(0), 10)["outputs"] == EXPECTED
     child = int(transport.take_stderr().split("child pid ")[1].split()[0])
@@ -491,7 +524,7 @@ def test_pyproc_is_the_module_in_a_child_process(
         "from ctxconf.runner.reference_impl import hello, run\n", encoding="utf-8"
     )
     monkeypatch.chdir(tmp_path)
-    transport = transport_factory("pyproc:besides", timeout=10)()
+    transport = transport_factory("pyproc:besides", start_timeout=10)()
     try:
         assert isinstance(transport, JsonLinesTransport)
         assert transport.hello() == ReferenceImplementation().hello()
@@ -510,12 +543,12 @@ def test_pyproc_is_the_module_in_a_child_process(
 )
 def test_unusable_pyproc_specs(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
-        transport_factory(spec, timeout=1)
+        transport_factory(spec, start_timeout=1)
 
 
 def test_close_from_another_thread_ends_a_case_under_way() -> None:
     """An interrupted run closes its transports while their cases still wait for answers."""
-    transport = _faux("hang", timeout=10)
+    transport = _faux("hang", start_timeout=10)
     transport.hello()
     failures: list[CaseFailure] = []
 

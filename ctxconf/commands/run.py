@@ -55,6 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="per case (default 10, at most a day)",
     )
     parser.add_argument(
+        "--start-timeout",
+        type=_timeout,
+        default=30.0,
+        metavar="SECONDS",
+        help="for starting the implementation and answering hello, at first and after a "
+        "restart; apart from the cases' (default 30)",
+    )
+    parser.add_argument(
         "--expected-failures",
         type=Path,
         metavar="FILE",
@@ -92,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         k=args.k,
         jobs=args.jobs,
         timeout=args.timeout,
+        start_timeout=args.start_timeout,
         expected_failures=args.expected_failures,
         accept_equivalent_diffs=args.accept_equivalent_diffs,
     )

@@ -18,7 +18,7 @@ class Implementation:
         self._timeout = timeout
         self._area = area
         self._seq = 0
-        self._transport: Transport = transport_factory(spec, timeout=timeout)()
+        self._transport: Transport = transport_factory(spec)()
         try:
             hello = parse_hello(self._transport.hello())
         except (CaseFailure, ProtocolError) as error:

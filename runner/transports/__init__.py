@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..errors import ImplementationStartError, UsageError
-from .base import CaseFailure, KeepsStderr, Message, Transport
+from .base import START_SECONDS, CaseFailure, KeepsStderr, Message, Transport
 from .fake import FakeTransport
 from .http import HttpTransport
 from .jsonlines import JsonLinesTransport
@@ -51,7 +51,7 @@ SPEC_FORMS = "reference, python:MODULE, pyproc:MODULE, cmd:COMMAND or an http://
 def transport_factory(
     spec: str,
     *,
-    timeout: float,
+    start_timeout: float = START_SECONDS,
     spec_dir: Path | None = None,
     loop: Mapping[str, Any] | None = None,
 ) -> TransportFactory:
@@ -61,13 +61,13 @@ def transport_factory(
         from ..reference_impl import ReferenceImplementation
 
         reference = ReferenceImplementation(spec_dir, loop=loop)
-        return lambda: PythonTransport(reference, timeout=timeout)
+        return lambda: PythonTransport(reference, start_timeout=start_timeout)
     if spec.startswith("python:"):
         target = import_implementation(spec.removeprefix("python:"))
-        return lambda: PythonTransport(target, timeout=timeout)
+        return lambda: PythonTransport(target, start_timeout=start_timeout)
     if spec.startswith("pyproc:"):
         command = _child_command(spec.removeprefix("pyproc:"))
-        return lambda: JsonLinesTransport(command, timeout=timeout)
+        return lambda: JsonLinesTransport(command, start_timeout=start_timeout)
     if spec.startswith("cmd:"):
         try:
             argv = shlex.split(spec.removeprefix("cmd:"))
@@ -75,13 +75,13 @@ def transport_factory(
             raise UsageError(f"--impl {spec!r}: cannot split the command: {error}") from None
         if not argv:
             raise UsageError("--impl cmd: needs a command, e.g. 'cmd:ctxconf serve --stdio'")
-        return lambda: JsonLinesTransport(argv, timeout=timeout)
+        return lambda: JsonLinesTransport(argv, start_timeout=start_timeout)
     if spec.startswith(("http://", "https://")):
         try:
-            HttpTransport(spec, timeout=timeout)
+            HttpTransport(spec, start_timeout=start_timeout)
         except ValueError as error:
             raise UsageError(f"--impl: {error}") from None
-        return lambda: HttpTransport(spec, timeout=timeout)
+        return lambda: HttpTransport(spec, start_timeout=start_timeout)
     raise UsageError(f"--impl {spec!r}: expected {SPEC_FORMS}{_near_form(spec)}")
 
 

@@ -27,6 +27,9 @@ STDERR_KEPT_BYTES = 64 * 1024
 # The longest any one wait lasts: `--timeout inf` means "no timeout" in practice, while sockets,
 # select and queues each refuse an infinite or overflowing number of seconds.
 MAX_WAIT_SECONDS = 7 * 24 * 3600.0
+# How long an implementation gets to start and answer hello, apart from a case's own timeout: an
+# interpreter starting on a loaded machine takes seconds no step should.
+START_SECONDS = 30.0
 
 
 # What `ctxconf serve --http` accepts from its clients.

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from .base import (
     MAX_MESSAGE_BYTES,
+    START_SECONDS,
     CaseFailure,
     Message,
     Watchdog,
@@ -51,7 +52,11 @@ def _dropped(sock: socket.socket) -> bool:
 
 class HttpTransport:
     def __init__(
-        self, url: str, *, timeout: float, max_body_bytes: int = MAX_MESSAGE_BYTES
+        self,
+        url: str,
+        *,
+        start_timeout: float = START_SECONDS,
+        max_body_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -61,12 +66,12 @@ class HttpTransport:
         self._host = parts.hostname
         self._port = parts.port
         self._prefix = parts.path.rstrip("/")
-        self._timeout = timeout
+        self._start_timeout = start_timeout
         self._max_body = max_body_bytes
         self._connection: http.client.HTTPConnection | None = None
 
     def hello(self) -> Message:
-        return self._exchange("GET", "/hello", None, self._timeout)
+        return self._exchange("GET", "/hello", None, self._start_timeout)
 
     def run(self, request: Message, timeout: float) -> Message:
         return self._exchange("POST", "/run", encode_message(request), timeout)

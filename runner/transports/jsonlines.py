@@ -21,6 +21,7 @@ from pathlib import Path
 from ..protocol import hello_request, stop_request
 from .base import (
     MAX_MESSAGE_BYTES,
+    START_SECONDS,
     STDERR_KEPT_BYTES,
     CaseFailure,
     Message,
@@ -203,14 +204,14 @@ class JsonLinesTransport:
         self,
         argv: Sequence[str],
         *,
-        timeout: float,
+        start_timeout: float = START_SECONDS,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         max_line_bytes: int = MAX_MESSAGE_BYTES,
         stderr_kept_bytes: int = STDERR_KEPT_BYTES,
     ) -> None:
         self._argv = list(argv)
-        self._timeout = timeout
+        self._start_timeout = start_timeout
         self._cwd = cwd
         self._env = dict(env) if env is not None else None
         self._max_line = max_line_bytes
@@ -222,11 +223,11 @@ class JsonLinesTransport:
 
     def hello(self) -> Message:
         self._start()
-        return self._exchange(hello_request(), self._timeout)
+        return self._exchange(hello_request(), self._start_timeout)
 
     def run(self, request: Message, timeout: float) -> Message:
         if self._process is None or not self._process.alive():
-            self._restart(timeout)
+            self._restart()
         response = self._exchange(request, timeout)
         if response.get("seq") != request.get("seq"):
             self._discard()  # out of step with the requests: the next case starts afresh
@@ -270,10 +271,11 @@ class JsonLinesTransport:
             raise CaseFailure("crash", f"cannot start {self._argv[0]!r}: {reason}") from None
         self._process = _Process(popen, self._stderr, self._max_line)
 
-    def _restart(self, timeout: float) -> None:
+    def _restart(self) -> None:
+        # The restart has the start's allowance: the case's own timeout begins after it.
         try:
             self._start()
-            self._exchange(hello_request(), timeout)
+            self._exchange(hello_request(), self._start_timeout)
         except CaseFailure as failure:
             raise CaseFailure(
                 failure.kind,

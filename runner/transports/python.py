@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ctxconf import limits
 from ctxconf.limits import LimitError, dumps_checked, parse_json
 
-from .base import CaseFailure, Message, check_characters, clamp_timeout
+from .base import START_SECONDS, CaseFailure, Message, check_characters, clamp_timeout
 
 
 class Implementation(Protocol):
@@ -65,13 +65,15 @@ class _Worker:
 
 
 class PythonTransport:
-    def __init__(self, implementation: Implementation, *, timeout: float) -> None:
+    def __init__(
+        self, implementation: Implementation, *, start_timeout: float = START_SECONDS
+    ) -> None:
         self._implementation = implementation
-        self._timeout = timeout
+        self._start_timeout = start_timeout
         self._worker = _Worker()
 
     def hello(self) -> Message:
-        return self._call(self._implementation.hello, self._timeout, "hello()")
+        return self._call(self._implementation.hello, self._start_timeout, "hello()")
 
     def run(self, request: Message, timeout: float) -> Message:
         # Through JSON, as every transport sends it: numbers keep their exact value.
