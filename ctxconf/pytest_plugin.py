@@ -46,6 +46,13 @@ class _Run:
 _RUN = pytest.StashKey[_Run]()
 
 
+def _seconds(text: str) -> float:
+    """A timeout option's value, held to what `ctxconf run` takes."""
+    from ctxconf.runner.run_checks import seconds_argument
+
+    return seconds_argument(text)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ctxconf", "context-hygiene conformance cases")
     group.addoption(
@@ -73,14 +80,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--ctxconf-timeout",
         metavar="SECONDS",
-        type=float,
+        type=_seconds,
         default=10.0,
         help="how long one case may take (default 10)",
     )
     group.addoption(
         "--ctxconf-start-timeout",
         metavar="SECONDS",
-        type=float,
+        type=_seconds,
         default=None,
         help="how long the implementation may take to start and answer hello (default 30)",
     )

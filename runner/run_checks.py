@@ -3,6 +3,7 @@ a choice of cases that holds none, an implementation that implements none of the
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import math
 import re
@@ -15,6 +16,19 @@ from .protocol import Hello
 from .selection import Selector
 
 MAX_TIMEOUT = 24 * 60 * 60.0  # seconds per case: a day is more than any case needs
+
+
+def seconds_argument(text: str) -> float:
+    """A timeout option's value, for argparse: a finite number above 0 and at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(
+            f"{text}: a number of seconds above 0 and at most {MAX_TIMEOUT:g} (a day)"
+        )
+    return value
 
 
 def check_timeout(timeout: float, option: str = "--timeout") -> None:

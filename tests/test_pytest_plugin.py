@@ -76,6 +76,22 @@ def test_an_implementation_that_cannot_start_is_one_error_and_no_item_runs(
     assert " failed" not in done.stdout and " passed" not in done.stdout
 
 
+@pytest.mark.parametrize("option", ["--ctxconf-timeout", "--ctxconf-start-timeout"])
+@pytest.mark.parametrize("value", ["0", "nan", "soon"])
+def test_a_timeout_out_of_range_is_a_usage_error(tmp_path: Path, option: str, value: str) -> None:
+    done = _pytest(tmp_path, "--ctxconf-impl=reference", f"{option}={value}")
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
+    assert f"argument {option}: " in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_the_start_timeout_bounds_the_hello(tmp_path: Path) -> None:
+    impl = f"cmd:{sys.executable} {FAUX / 'slow_start.py'} 60"
+    done = _pytest(tmp_path, f"--ctxconf-impl={impl}", "--ctxconf-start-timeout=1")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "ERROR: ctxconf: " in done.stderr and "no answer within 1 s" in done.stderr
+
+
 def _summary_ids(stdout: str, outcome: str) -> list[str]:
     """The node ids of the short summary's lines for `outcome` (FAILED, XFAIL, …)."""
     prefix = outcome + " "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -12,19 +11,10 @@ from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from ctxconf.specdir import add_spec_argument
 
 
-def _timeout(text: str) -> float:
-    """--timeout SECONDS: a finite number above 0 and at most a day."""
-    from ctxconf.runner.engine import MAX_TIMEOUT
+def _seconds(text: str) -> float:
+    from ctxconf.runner.run_checks import seconds_argument
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
-        raise argparse.ArgumentTypeError(
-            f"{text}: a number of seconds above 0 and at most {MAX_TIMEOUT:g} (a day)"
-        )
-    return value
+    return seconds_argument(text)
 
 
 def _absolute(path: Path | None) -> Path | None:
@@ -49,14 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="N workers")
     parser.add_argument(
         "--timeout",
-        type=_timeout,
+        type=_seconds,
         default=10.0,
         metavar="SECONDS",
         help="per case (default 10, at most a day)",
     )
     parser.add_argument(
         "--start-timeout",
-        type=_timeout,
+        type=_seconds,
         default=30.0,
         metavar="SECONDS",
         help="for starting the implementation and answering hello, at first and after a "
