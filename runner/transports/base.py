@@ -24,8 +24,9 @@ FailureKind = Literal["error", "timeout", "crash"]
 # Caps on what is read and kept, so a runaway implementation cannot exhaust the runner's memory.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 STDERR_KEPT_BYTES = 64 * 1024
-# The longest any one wait lasts: `--timeout inf` means "no timeout" in practice, while sockets,
-# select and queues each refuse an infinite or overflowing number of seconds.
+# The longest any one wait lasts: a library caller's infinite timeout means "no timeout" in
+# practice, while sockets, select and queues each refuse an infinite or overflowing number of
+# seconds.
 MAX_WAIT_SECONDS = 7 * 24 * 3600.0
 # How long an implementation gets to start and answer hello, apart from a case's own timeout: an
 # interpreter starting on a loaded machine takes seconds no step should.
