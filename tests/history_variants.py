@@ -26,7 +26,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "tuple(images), error, uneventful)\n        self._append(entry)\n",
             "tuple(images), error, uneventful)\n"
             "        self._append(entry)\n"
-            "        if not open_calls(self._path()):\n"
+            "        if not self.state.conversation.open_calls():\n"
             "            self.store.write(self._unwritten)\n"
             "            self._unwritten = []\n",
         ),

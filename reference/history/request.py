@@ -193,7 +193,8 @@ def view_of(path: Sequence[Entry], config: HistoryConfig) -> RequestView:
     front: list[Block] = []
     if cut is not None:
         first = cut_of(cut)
-        start = next(i for i, entry in enumerate(messages) if entry.id == first)
+        # From the end: a path holds an id once, and the live part after a cut is short.
+        start = next(i for i in range(len(messages) - 1, -1, -1) if messages[i].id == first)
         if isinstance(cut, Trim):
             # rule: hist.trim.recorded
             front.append(_front("marker", config.texts.render("trimmed", count=start), config))

@@ -29,7 +29,6 @@ from .moves import TreeSteps
 from .sizing import SizeSteps
 from .state import HistoryState
 from .store import cleared_record, pending_record
-from .tree import open_calls
 
 __all__ = ["HistorySession", "HistoryStepError"]
 
@@ -60,7 +59,7 @@ class HistorySession(TreeSteps, SizeSteps):
         self._live()
         self._in_turn("an assistant step")
         self._new_id(entry_id)
-        on_path = {c.call for e in self._path() if isinstance(e, Assistant) for c in e.calls}
+        on_path = self.state.conversation.calls_made()
         seen: set[str] = set()
         for call in calls:
             if call.call in on_path or call.call in seen:
@@ -82,7 +81,7 @@ class HistorySession(TreeSteps, SizeSteps):
         self._live()
         self._in_turn("a result step")
         self._new_id(entry_id)
-        if call not in open_calls(self._path()):
+        if call not in self.state.conversation.open_calls():
             message = f"result {entry_id} answers call {call}, which is not open on the path"
             raise HistoryStepError("hist-unknown-call", message)
         entry = Result(entry_id, self._tip, call, text, tuple(images), error, uneventful)
@@ -93,7 +92,7 @@ class HistorySession(TreeSteps, SizeSteps):
         cleared."""
         self._live()
         self._in_turn("end_turn")
-        missing = open_calls(self._path())
+        missing = self.state.conversation.open_calls()
         if missing:
             message = f"the turn cannot end: call {missing[0]} has no result"
             raise HistoryStepError("hist-open-call", message)

@@ -6,6 +6,7 @@ back uses: so what a reload restores is, record for record, what the session hel
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from .entries import entry_from_json
@@ -30,19 +31,24 @@ class HistoryState:
     conversations: dict[str, Conversation] = field(default_factory=dict)
     current: str = ""
     pending: Pending | None = None
+    # Every entry id of every conversation, kept as entries are applied: a step checks its id
+    # against them, and gathering them from every conversation at each step grew with the
+    # session.
+    _ids: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.conversations:
             self.conversations[self.main] = Conversation(self.main)
             self.current = self.main
+        self._ids = {entry_id for c in self.conversations.values() for entry_id in c.entries}
 
     @property
     def conversation(self) -> Conversation:
         return self.conversations[self.current]
 
-    def ids(self) -> set[str]:
+    def ids(self) -> AbstractSet[str]:
         """Every entry id of every conversation."""
-        return {entry_id for c in self.conversations.values() for entry_id in c.entries}
+        return self._ids
 
     def apply(self, record: Record) -> None:
         kind = record["type"]
@@ -51,7 +57,9 @@ class HistoryState:
                 record["conversation"], Conversation(record["conversation"])
             )
             # Appending moves the tip to the new entry, on disk as in memory.
-            conversation.append(entry_from_json(record["entry"]))
+            entry = entry_from_json(record["entry"])
+            conversation.append(entry)
+            self._ids.add(entry.id)
         elif kind == "tip":
             self.conversations[record["conversation"]].tip = record["tip"]
         elif kind == "label":

@@ -13,6 +13,30 @@ _BRANCH, _LAST, _THROUGH, _AFTER = "├─ ", "└─ ", "│  ", "   "
 
 
 @dataclass
+class Walk:
+    """The path to one entry, kept so that the next step's path extends it: a step appends to
+    the tip, and walking the whole tree back to the root at every step grew with the session."""
+
+    tip: str | None = None
+    entries: list[Entry] = field(default_factory=list)
+    made: set[str] = field(default_factory=set)  # every call made on the path
+    answered: set[str] = field(default_factory=set)  # every call with a result on the path
+    open: dict[str, None] = field(default_factory=dict)  # calls made, not answered, in order
+
+    def extend(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        self.tip = entry.id
+        if isinstance(entry, Assistant):
+            for call in entry.calls:
+                self.made.add(call.call)
+                if call.call not in self.answered:
+                    self.open[call.call] = None
+        elif isinstance(entry, Result):
+            self.answered.add(entry.call)
+            self.open.pop(entry.call, None)
+
+
+@dataclass
 class Conversation:
     """An append-only list of entries and a tip (None: the root)."""
 
@@ -22,6 +46,7 @@ class Conversation:
     labels: dict[str, str] = field(default_factory=dict)  # label -> entry id, in set order
     completed: set[str] = field(default_factory=set)  # labels rewound to
     forked_from: tuple[str, str | None] | None = None  # (source conversation, its tip then)
+    _walk: Walk = field(default_factory=Walk, repr=False, compare=False)
 
     def append(self, entry: Entry) -> None:
         self.entries[entry.id] = entry
@@ -33,13 +58,30 @@ class Conversation:
 
     def path_to(self, entry_id: str | None) -> list[Entry]:
         """The entries from the root to `entry_id` (None: the root, an empty path)."""
+        return list(self._walk_to(entry_id).entries)
+
+    def open_calls(self) -> list[str]:
+        """The calls on the path that have no result on it, in call order, each once."""
+        return list(self._walk_to(self.tip).open)
+
+    def calls_made(self) -> set[str]:
+        """Every call made on the path."""
+        return set(self._walk_to(self.tip).made)
+
+    def _walk_to(self, entry_id: str | None) -> Walk:
+        """The path to `entry_id`: the kept one extended when it leads there, else walked anew."""
+        walk = self._walk
         found: list[Entry] = []
-        while entry_id is not None:
-            entry = self.entries[entry_id]
-            found.append(entry)
-            entry_id = entry.parent
-        found.reverse()
-        return found
+        at = entry_id
+        while at != walk.tip and at is not None:
+            found.append(self.entries[at])
+            at = self.entries[at].parent
+        if at != walk.tip:
+            # Not through the kept path's tip: `found` is the whole path.
+            walk = self._walk = Walk()
+        for entry in reversed(found):
+            walk.extend(entry)
+        return walk
 
 
 def open_calls(path: list[Entry]) -> list[str]:
