@@ -19,17 +19,24 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
+import importlib.util
+import io
 import itertools
 import json
 import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from bench_reference import _WORDS, SEED, Thunk, _code_line, heap_peak, machine_lines, time_rounds
@@ -38,30 +45,42 @@ from bench_scale import _load, _mb, _spread
 
 import ctxconf.reference.history as history_package
 from ctxconf.reference import HistorySession
-from ctxconf.reference.history import Call, HistoryConfig
+from ctxconf.reference.history import HistoryConfig
 
+ROOT = Path(__file__).resolve().parent.parent
 START_MARKER = "<!-- history:start -->"
 END_MARKER = "<!-- history:end -->"
 SCALES = (1, 4, 16)
+WINDOW = 1 << 40  # never overflowed
 
 # Targets: the reference may cost this many times its baseline (medians); its per-turn median
 # may grow this many times for 4x the turns (linear: 4x, quadratic: 16x); a reload may hold at
 # its peak this many times the transcript's bytes.
 TIME_TARGET = 10.0
 GROWTH_TARGET = 6.0
+BUDGET_GROWTH_TARGET = GROWTH_TARGET / 4
 MEMORY_TARGET = 6.0
 
 Message = dict[str, Any]
 
 
 @dataclass(frozen=True)
+class Budget:
+    """A harness that trims its own request: past `high` tokens, down to `low`."""
+
+    high: int
+    low: int
+
+
+@dataclass(frozen=True)
 class Sizes:
     turns: int  # at 1x
     rounds: int
+    budget: Budget
 
 
-FULL = Sizes(turns=250, rounds=5)
-QUICK = Sizes(turns=8, rounds=2)
+FULL = Sizes(turns=250, rounds=5, budget=Budget(high=40_000, low=20_000))
+QUICK = Sizes(turns=8, rounds=2, budget=Budget(high=4_000, low=2_000))
 
 
 # -- sessions ---------------------------------------------------------------------------------
@@ -131,17 +150,34 @@ def session_turns(turns: int) -> list[Turn]:
     return out
 
 
-def drive_turn(session: HistorySession, turn: Turn) -> str:
-    """One turn of the reference, ending with the request its tip makes."""
-    i = turn.index
-    session.user(f"u{i}", turn.user)
-    if turn.calls:
-        session.assistant(f"a{i}", calls=[Call(c.call, c.tool, c.args) for c in turn.calls])
-        for k, c in enumerate(turn.calls):
-            session.result(f"r{i}.{k}", c.call, c.result, uneventful=c.uneventful)
-    session.assistant(f"f{i}", turn.answer)
-    session.end_turn()
-    return session.request()
+class ReferenceDriver:
+    """A harness on a `HistorySession` (of `package`, this checkout's by default): one turn's
+    steps, then the request its tip makes; with a budget, a trim when the request passes it."""
+
+    def __init__(self, package: ModuleType = history_package, budget: Budget | None = None) -> None:
+        self.config = package.HistoryConfig.load()
+        self.session = package.HistorySession(self.config, window=WINDOW, vision=True)
+        self.call = package.Call
+        self.budget = budget
+
+    def turn(self, turn: Turn) -> str:
+        session, i = self.session, turn.index
+        session.user(f"u{i}", turn.user)
+        if turn.calls:
+            calls = [self.call(c.call, c.tool, c.args) for c in turn.calls]
+            session.assistant(f"a{i}", calls=calls)
+            for k, c in enumerate(turn.calls):
+                session.result(f"r{i}.{k}", c.call, c.result, uneventful=c.uneventful)
+        session.assistant(f"f{i}", turn.answer)
+        session.end_turn()
+        if self.budget is None:
+            text: str = session.request()
+            return text
+        view = session.request_view()
+        if view.tokens > self.budget.high:
+            session.trim(f"t{i}", self.budget.low)
+        text = view.text(self.config)
+        return text
 
 
 def turn_messages(turn: Turn) -> list[Message]:
@@ -156,26 +192,40 @@ def turn_messages(turn: Turn) -> list[Message]:
 
 
 class PlainHarness:
-    """The baseline: messages kept as dicts, each written as a JSON line, the whole list
-    serialised as each turn's request."""
+    """The baseline: messages kept as dicts, each written as a JSON line, the list serialised as
+    each turn's request; with a budget, the oldest messages dropped when it passes it (a
+    message's tokens: its JSON's characters over 4)."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: Budget | None = None) -> None:
         self.messages: list[Message] = []
         self.lines: list[str] = []
+        self.budget = budget
+        self.start = 0  # the first message sent
+        self.sizes: list[int] = []
+        self.tokens = 0  # of the messages sent
 
     def turn(self, turn: Turn) -> str:
         new = turn_messages(turn)
+        lines = [json.dumps(message) + "\n" for message in new]
         self.messages += new
-        self.lines += [json.dumps(message) + "\n" for message in new]
-        return json.dumps(self.messages)
+        self.lines += lines
+        if self.budget is None:
+            return json.dumps(self.messages)
+        self.sizes += [len(line) // 4 for line in lines]
+        self.tokens += sum(self.sizes[-len(lines) :])
+        if self.tokens > self.budget.high:
+            while self.tokens > self.budget.low:
+                self.tokens -= self.sizes[self.start]
+                self.start += 1
+        return json.dumps(self.messages[self.start :])
 
 
-def new_session(config: HistoryConfig, window: int = 1 << 40) -> HistorySession:
+def new_session(config: HistoryConfig, window: int = WINDOW) -> HistorySession:
     return HistorySession(config, window=window, vision=True)
 
 
 def loaded(
-    config: HistoryConfig, transcript: Sequence[str], window: int = 1 << 40
+    config: HistoryConfig, transcript: Sequence[str], window: int = WINDOW
 ) -> HistorySession:
     """A session cold-started from `transcript` (a copy: the steps timed append to it)."""
     session = new_session(config, window)
@@ -195,8 +245,9 @@ class Live:
     turns: int
     ref: list[float]  # seconds per turn
     base: list[float]
+    earlier: list[float] | None  # the reference at an earlier commit, when asked for
     transcript: list[str]  # the reference's records
-    messages: list[Message]  # the baseline's
+    messages: list[Message]  # the baseline's, every one
     request_chars: int
     request_tokens: int
 
@@ -219,31 +270,62 @@ class Pair:
         return statistics.median(self.ref) / statistics.median(self.base)
 
 
-def live_session(config: HistoryConfig, scale: int, turns: list[Turn]) -> Live:
-    """Each turn of the reference, then the same turn of the baseline: load from elsewhere on
-    the machine falls on both alike."""
-    session = new_session(config)
-    plain = PlainHarness()
-    ref: list[float] = []
-    base: list[float] = []
+def live_session(
+    scale: int, turns: list[Turn], budget: Budget | None, earlier: ModuleType | None
+) -> Live:
+    """Each turn of the reference, then of the earlier reference if any, then of the baseline:
+    load from elsewhere on the machine falls on all alike."""
+    ref = ReferenceDriver(budget=budget)
+    old = ReferenceDriver(earlier, budget) if earlier is not None else None
+    plain = PlainHarness(budget)
+    times: tuple[list[float], list[float], list[float]] = ([], [], [])
     request = ""
     for turn in turns:
         started = time.perf_counter()
-        request = drive_turn(session, turn)
-        middle = time.perf_counter()
+        request = ref.turn(turn)
+        times[0].append(time.perf_counter() - started)
+        if old is not None:
+            started = time.perf_counter()
+            old_request = old.turn(turn)
+            times[1].append(time.perf_counter() - started)
+            assert old_request == request, f"turn {turn.index}: the earlier request differs"
+        started = time.perf_counter()
         plain.turn(turn)
-        base.append(time.perf_counter() - middle)
-        ref.append(middle - started)
+        times[2].append(time.perf_counter() - started)
     return Live(
         scale=scale,
         turns=len(turns),
-        ref=ref,
-        base=base,
-        transcript=list(session.store.records),
+        ref=times[0],
+        base=times[2],
+        earlier=times[1] if old is not None else None,
+        transcript=list(ref.session.store.records),
         messages=plain.messages,
         request_chars=len(request),
-        request_tokens=session.request_view().tokens,
+        request_tokens=ref.session.request_view().tokens,
     )
+
+
+def earlier_history(rev: str, folder: Path) -> ModuleType:
+    """The history area of the reference at commit `rev` (with that commit's spec beside it),
+    imported as a package of its own."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "reference", "spec"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    name = "earlier_reference"
+    found = importlib.util.spec_from_file_location(
+        name,
+        folder / "reference" / "__init__.py",
+        submodule_search_locations=[str(folder / "reference")],
+    )
+    assert found is not None and found.loader is not None
+    module = importlib.util.module_from_spec(found)
+    sys.modules[name] = module
+    found.loader.exec_module(module)
+    return importlib.import_module(f"{name}.history")
 
 
 def _bytes(lines: Sequence[str]) -> int:
@@ -360,10 +442,6 @@ def _verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def _median_ms(times: Sequence[float]) -> str:
-    return f"{statistics.median(times) * 1000:,.2f} ms"
-
-
 def live_table(lives: Sequence[Live]) -> list[str]:
     out = [
         "| size | session | request at the end | reference per turn min / median / max | "
@@ -381,20 +459,43 @@ def live_table(lives: Sequence[Live]) -> list[str]:
     return out
 
 
-def growth_table(lives: Sequence[Live]) -> list[str]:
+def _growth(large: Sequence[float], small: Sequence[float]) -> float:
+    return statistics.median(large) / statistics.median(small)
+
+
+def growth_table(lives: Sequence[Live], target: float, rev: str | None) -> list[str]:
+    earlier = f" | reference at {rev}" if rev is not None else ""
     out = [
-        "| growth | turns | reference per-turn median | baseline per-turn median | target | "
-        "verdict |",
-        "|---|---:|---:|---:|---:|---|",
+        f"| growth | turns | reference per-turn median{earlier} | baseline per-turn median | "
+        "target | verdict |",
+        f"|---|---:|---:|{'---:|' if rev is not None else ''}---:|---:|---|",
     ]
     for small, large in itertools.pairwise(lives):
-        ref = statistics.median(large.ref) / statistics.median(small.ref)
-        base = statistics.median(large.base) / statistics.median(small.base)
+        ref = _growth(large.ref, small.ref)
+        then = ""
+        if large.earlier is not None and small.earlier is not None:
+            then = f" {_growth(large.earlier, small.earlier):.2f}x |"
         out.append(
             f"| {large.scale}x / {small.scale}x | {small.turns:,} → {large.turns:,} | "
-            f"{ref:.2f}x | {base:.2f}x | ≤ {GROWTH_TARGET:g}x | "
-            f"{_verdict(ref <= GROWTH_TARGET)} |"
+            f"{ref:.2f}x |{then} {_growth(large.base, small.base):.2f}x | ≤ {target:g}x | "
+            f"{_verdict(ref <= target)} |"
         )
+    return out
+
+
+def before_after_table(sessions: Sequence[tuple[str, Sequence[Live]]], rev: str) -> list[str]:
+    out = [
+        f"| session | size | reference at {rev}, per turn min / median / max | working tree, "
+        "per turn min / median / max | speed-up (medians) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, lives in sessions:
+        for live in lives:
+            assert live.earlier is not None
+            out.append(
+                f"| {name} | {live.scale}x | {_spread(live.earlier)} | {_spread(live.ref)} | "
+                f"{_growth(live.earlier, live.ref):.2f}x |"
+            )
     return out
 
 
@@ -441,15 +542,18 @@ def history_version() -> str:
 @dataclass(frozen=True)
 class Results:
     lives: list[Live]
+    trimmed: list[Live]
     reloads: list[Pair]
     requests: list[Pair]
     steps: list[Pair]
+    rev: str | None  # the earlier commit measured beside, if any
 
 
 def render(results: Results, sizes: Sizes, quick: bool, load_before: str) -> str:
     process_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     mode = "quick (smoke sizes)" if quick else "full"
     largest = results.lives[-1]
+    budget = sizes.budget
     parts = [
         "## History",
         "",
@@ -476,8 +580,33 @@ def render(results: Results, sizes: Sizes, quick: bool, load_before: str) -> str
         "Growth of the per-turn median with the session (a turn that builds its whole request "
         "grows at least as the request does: 4x for 4x the turns; quadratic would be 16x):",
         "",
-        *growth_table(results.lives),
+        *growth_table(results.lives, GROWTH_TARGET, results.rev),
         "",
+        "### A live session held under a budget",
+        "",
+        f"The same turns, and a trim to {budget.low:,} tokens after any turn whose request "
+        f"passes {budget.high:,}; the baseline drops its oldest messages the same way. The "
+        "request stays under the budget, so a turn should cost the same at any length of the "
+        "session.",
+        "",
+        *live_table(results.trimmed),
+        "",
+        *growth_table(results.trimmed, BUDGET_GROWTH_TARGET, results.rev),
+        "",
+    ]
+    if results.rev is not None:
+        sessions = [("live", results.lives), ("under a budget", results.trimmed)]
+        parts += [
+            f"### Before and after: the reference at {results.rev}",
+            "",
+            f"The same sessions driven in the same run by the reference of commit {results.rev} "
+            "(`--against`), turn by turn beside this one; every turn's request of the two is "
+            "checked to be the same text.",
+            "",
+            *before_after_table(sessions, results.rev),
+            "",
+        ]
+    parts += [
         "### Reload and one request",
         "",
         *pair_table(results.reloads, "`reload()`", "`json.loads` of every line"),
@@ -497,51 +626,66 @@ def render(results: Results, sizes: Sizes, quick: bool, load_before: str) -> str
         "",
         "### Method",
         "",
-        "- Sessions: seeded (seed "
-        f"{SEED + 10}); each turn has 0 to 3 calls (1.5 on average) of `read`, `bash` or "
-        "`grep`, each result code-like lines of log-normal size (median about 1.1 kB, at most "
-        "16 kB), a third of them flagged uneventful; the person's message and the answer are "
-        "20 to 400 characters. The session's window is large enough never to overflow.",
-        "- Live sessions: one session per size, each turn timed (`time.perf_counter`) for the "
-        "reference and then for the baseline, the garbage collector left on and never run "
-        "by hand, as in a harness; the per-turn figures are min / median / max over the "
-        "session's turns.",
-        "- Reload: a new `HistorySession` is given a copy of the transcript's records before "
-        "the timing; the timing is `reload()` (every record parsed, checked and applied). "
-        "Request: `request()` on the loaded session. Every other figure: medians of the timed "
-        "rounds, with a `gc.collect()` before each, reference and baseline taking turns.",
-        "- Steps: trim to half the request's tokens; branch to the middle turn's answer and "
-        "back to the tip (two steps, two writes); fork the current conversation (every "
-        "entry of the path copied under a new id); a compaction with a window the request "
-        "fills (target half of it) and a summary at hand. Each is checked to have done its "
-        "work, not answered that it cannot.",
-        "- Memory: `tracemalloc` peak of a reload in a separate, untimed round: what it "
-        "allocates beyond what existed before it (the transcript's records among that), "
-        "against the transcript's UTF-8 bytes.",
-        "- Targets: reload ≤ 10x `json.loads`; a request ≤ 10x `json.dumps`; the per-turn "
-        "median ≤ 6x for 4x the turns; reload memory < 6x the transcript's bytes. The "
-        "steps between turns share the request's ≤ 10x: each is a few passes over the path.",
+        *METHOD,
     ]
     return "\n".join(parts) + "\n"
 
 
-def run(sizes: Sizes) -> Results:
+METHOD = [
+    f"- Sessions: seeded (seed {SEED + 10}); each turn has 0 to 3 calls (1.5 on average) of "
+    "`read`, `bash` or `grep`, each result code-like lines of log-normal size (median about "
+    "1.1 kB, at most 16 kB), a third of them flagged uneventful; the person's message and the "
+    "answer are 20 to 400 characters. The session's window is large enough never to overflow.",
+    "- Live sessions: one session per size, each turn timed (`time.perf_counter`) for the "
+    "reference and then for the baseline, the garbage collector left on and never run by "
+    "hand, as in a harness; the per-turn figures are min / median / max over the session's "
+    "turns.",
+    "- Reload: a new `HistorySession` is given a copy of the transcript's records before the "
+    "timing; the timing is `reload()` (every record parsed, checked and applied). Request: "
+    "`request()` on the loaded session. Every other figure: medians of the timed rounds, with "
+    "a `gc.collect()` before each, reference and baseline taking turns.",
+    "- Steps: trim to half the request's tokens; branch to the middle turn's answer and back "
+    "to the tip (two steps, two writes); fork the current conversation (every entry of the "
+    "path copied under a new id); a compaction with a window the request fills (target half "
+    "of it) and a summary at hand. Each is checked to have done its work, not answered that "
+    "it cannot.",
+    "- Memory: `tracemalloc` peak of a reload in a separate, untimed round: what it allocates "
+    "beyond what existed before it (the transcript's records among that), against the "
+    "transcript's UTF-8 bytes.",
+    f"- Targets: reload ≤ {TIME_TARGET:g}x `json.loads`; a request ≤ {TIME_TARGET:g}x "
+    f"`json.dumps`; the per-turn median ≤ {GROWTH_TARGET:g}x for 4x the turns; reload memory "
+    f"< {MEMORY_TARGET:g}x the transcript's bytes. Under a budget the request does not grow, "
+    f"so the same allowance over a request that grows 4x becomes ≤ {BUDGET_GROWTH_TARGET:g}x. "
+    f"The steps between turns share the request's ≤ {TIME_TARGET:g}x: each is a few passes "
+    "over the path.",
+]
+
+
+def run(sizes: Sizes, earlier: ModuleType | None, rev: str | None) -> Results:
     config = HistoryConfig.load()
     lives: list[Live] = []
+    trimmed: list[Live] = []
     reloads: list[Pair] = []
     requests: list[Pair] = []
     for scale in SCALES:
-        live = live_session(config, scale, session_turns(sizes.turns * scale))
+        turns = session_turns(sizes.turns * scale)
+        live = live_session(scale, turns, None, earlier)
         lives.append(live)
         reloads.append(bench_reload(config, live, sizes.rounds))
         requests.append(bench_request(config, live, sizes.rounds))
+        trimmed.append(live_session(scale, turns, sizes.budget, earlier))
     steps = bench_steps(config, lives[-1], sizes.rounds)
-    return Results(lives, reloads, requests, steps)
+    return Results(lives, trimmed, reloads, requests, steps, rev)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small sessions, for a smoke run")
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also drive the live sessions with the reference of commit REV, turn by turn",
+    )
     parser.add_argument(
         "--write-readme",
         action="store_true",
@@ -550,7 +694,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     load_before = _load()
-    section = render(run(sizes), sizes, args.quick, load_before)
+    with tempfile.TemporaryDirectory(prefix="ctxconf-history-rev-") as folder:
+        earlier = None
+        if args.against is not None:
+            try:
+                earlier = earlier_history(args.against, Path(folder))
+            except subprocess.CalledProcessError as error:
+                reason = error.stderr.decode(errors="replace").strip().splitlines()
+                print(
+                    f"error: --against {args.against}: {reason[-1] if reason else error}",
+                    file=sys.stderr,
+                )
+                return 2
+        results = run(sizes, earlier, args.against)
+    section = render(results, sizes, args.quick, load_before)
     print(section, end="")
     if args.write_readme:
         write_section(section, markers=(START_MARKER, END_MARKER))

@@ -17,19 +17,23 @@ SIZES = ["1x", "4x", "16x"]
 STEPS = ["trim to half the tokens", "branch back and forth", "fork", "compaction"]
 
 
-@pytest.fixture(scope="module")
-def quick_run() -> str:
+def _run(*args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick"],
+        [sys.executable, str(SCRIPT), *args],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
-    assert done.returncode == 0, (
+    assert done.returncode == expect, (
         f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     )
-    return done.stdout
+    return done
+
+
+@pytest.fixture(scope="module")
+def quick_run() -> str:
+    return _run("--quick").stdout
 
 
 def _tables(output: str, heading: str) -> list[list[list[str]]]:
@@ -57,6 +61,30 @@ def test_the_live_session_has_a_row_per_size_and_its_growth(quick_run: str) -> N
     assert [row[0] for row in sessions] == SIZES
     assert [row[0] for row in growth] == ["4x / 1x", "16x / 4x"]
     assert all(row[-1] in ("PASS", "MISS") for row in growth), growth
+
+
+def test_the_session_under_a_budget_has_a_row_per_size_and_its_growth(quick_run: str) -> None:
+    sessions, growth = _tables(quick_run, "### A live session held under a budget")
+    assert [row[0] for row in sessions] == SIZES
+    assert [row[0] for row in growth] == ["4x / 1x", "16x / 4x"]
+    assert all(row[-1] in ("PASS", "MISS") for row in growth), growth
+
+
+def test_against_an_earlier_commit_drives_both_side_by_side() -> None:
+    out = _run("--quick", "--against", "HEAD").stdout
+    (rows,) = _tables(out, "### Before and after: the reference at HEAD")
+    assert [(row[0], row[1]) for row in rows] == [
+        (session, size) for session in ("live", "under a budget") for size in SIZES
+    ]
+    _, growth = _tables(out, "### A live session, turn by turn")
+    assert len(growth[0]) == 7, growth  # a column for the earlier reference
+
+
+def test_against_an_unknown_commit_is_a_usage_error() -> None:
+    done = _run("--quick", "--against", "no-such-commit", expect=2)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --against no-such-commit: "), done
+    assert "Traceback" not in done.stderr
 
 
 def test_reload_and_request_have_a_row_per_size(quick_run: str) -> None:
