@@ -356,7 +356,8 @@ MUTANTS: tuple[Mutant, ...] = (
        ('        if messages[index].kind == "user":',
         '        if messages[index].kind in ("user", "assistant"):')),
     _m("hist.tree.path", "request-of-every-entry", "history/core.py",
-       ("        return view_of(self._path(), self.config)",
+       ("        return self.state.conversation.view(self.config)",
+        "        from .request import view_of\n\n"
         "        return view_of(list(self.state.conversation.entries.values()), self.config)")),
     _m("hist.tree.tip-persisted", "reload-ignores-tips", "history/session.py",
        (_HISTORY_RELOAD,

@@ -1,6 +1,6 @@
 """A conversation keeps the path to its tip between steps and extends it as entries are appended;
-whatever the steps, the kept path, its open calls and its calls made are those of a walk from the
-tip back to the root."""
+whatever the steps, the kept path, its open calls, its calls made and the request it makes are
+those of a walk from the tip back to the root."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ctxconf.reference.history import (
     HistorySession,
     HistoryStepError,
 )
+from ctxconf.reference.history.request import view_of
 from ctxconf.reference.history.tree import Conversation, open_calls
 
 CONFIG = HistoryConfig.load()
@@ -37,6 +38,7 @@ def check(session: HistorySession, rng: random.Random) -> None:
         assert conversation.open_calls() == list(dict.fromkeys(open_calls(path)))
         made = {c.call for e in path if isinstance(e, Assistant) for c in e.calls}
         assert conversation.calls_made() == made
+        assert conversation.view(CONFIG) == view_of(path, CONFIG)
         if conversation.entries:
             elsewhere = rng.choice(list(conversation.entries))
             assert conversation.path_to(elsewhere) == walked(conversation, elsewhere)
@@ -54,12 +56,13 @@ def step(session: HistorySession, rng: random.Random, n: int) -> None:
          "crash", "compact"]
     )  # fmt: skip
     if kind in ("turn", "open turn"):
-        session.user(f"u{n}", f"Message {n}.")
+        session.user(f"u{n}", f"Message {n}.", ["shot.png"] * rng.randrange(-1, 2))
         calls = [Call(f"c{n}.{k}", "read", {"path": f"f{k}"}) for k in range(rng.randrange(3))]
         session.assistant(f"a{n}", calls=calls)
         for k, call in enumerate(calls):
             if kind == "turn" or rng.random() < 0.5:
-                session.result(f"r{n}.{k}", call.call, "x" * rng.randrange(400))
+                text = "x" * rng.randrange(400)
+                session.result(f"r{n}.{k}", call.call, text, uneventful=rng.random() < 0.5)
         if kind == "turn":
             session.assistant(f"b{n}", f"Answer {n}.")
             session.end_turn()

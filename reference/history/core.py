@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .config import HistoryConfig
 from .entries import Entry
-from .request import RequestView, view_of
+from .request import RequestView
 from .state import HistoryState
 from .store import Record, Store, entry_record
 from .tree import tree_view
@@ -37,7 +37,7 @@ class SessionCore:
 
     def request_view(self) -> RequestView:
         """The blocks of the request the current conversation's tip makes."""
-        return view_of(self._path(), self.config)
+        return self.state.conversation.view(self.config)
 
     def tree(self) -> str:
         """The current conversation as a tree."""

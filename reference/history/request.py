@@ -4,7 +4,7 @@ and what each block costs in tokens."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from .config import HistoryConfig
@@ -187,14 +187,28 @@ def summary_block(entry_id: str, summary: Summary, config: HistoryConfig) -> Blo
 
 def view_of(path: Sequence[Entry], config: HistoryConfig) -> RequestView:
     """The request of `path`: its messages in path order, from the newest cut on."""
-    effects = effects_of(path)
     messages = [entry for entry in path if is_message(entry)]
-    cut = newest_cut(path)
+
+    def locate(entry_id: str) -> int:
+        return next(i for i, entry in enumerate(messages) if entry.id == entry_id)
+
+    return messages_view(messages, locate, effects_of(path), newest_cut(path), config)
+
+
+def messages_view(
+    messages: Sequence[Entry],
+    locate: Callable[[str], int],
+    effects: Effects,
+    cut: Trim | Compaction | None,
+    config: HistoryConfig,
+) -> RequestView:
+    """The request of a path whose messages are `messages` (`locate` gives a message's index
+    among them), whose compactions had `effects` and whose newest cut is `cut`."""
     front: list[Block] = []
     if cut is not None:
         first = cut_of(cut)
-        # From the end: a path holds an id once, and the live part after a cut is short.
-        start = next(i for i in range(len(messages) - 1, -1, -1) if messages[i].id == first)
+        assert first is not None
+        start = locate(first)
         if isinstance(cut, Trim):
             # rule: hist.trim.recorded
             front.append(_front("marker", config.texts.render("trimmed", count=start), config))
@@ -203,7 +217,7 @@ def view_of(path: Sequence[Entry], config: HistoryConfig) -> RequestView:
             front.append(summary_block(cut.id, cut.summary, config))
         elif cut.snapshot is not None:
             snap = cut.snapshot
-            head = next(entry for entry in messages if entry.id == snap.head)
+            head = messages[locate(snap.head)]
             front.append(replace(message_block(head, config, effects), front=True))
             front.append(snapshot_block(cut.id, snap, len(snap.source), config))
         messages = messages[start:]

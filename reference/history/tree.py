@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from ..texts import Texts
-from .entries import Assistant, Entry, Result
+from .config import HistoryConfig
+from .entries import Assistant, Compaction, Entry, Result, Trim, is_message
+from .request import Effects, RequestView, messages_view
 
 # The connectors of the tree view: a child among several, the last one, and what continues
 # below each.
@@ -22,10 +25,26 @@ class Walk:
     made: set[str] = field(default_factory=set)  # every call made on the path
     answered: set[str] = field(default_factory=set)  # every call with a result on the path
     open: dict[str, None] = field(default_factory=dict)  # calls made, not answered, in order
+    # What the request needs: the messages, where each is among them, what the compactions
+    # changed and the newest cut.
+    messages: list[Entry] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict)
+    effects: Effects = field(default_factory=Effects)
+    cut: Trim | Compaction | None = None
 
     def extend(self, entry: Entry) -> None:
         self.entries.append(entry)
         self.tip = entry.id
+        if is_message(entry):
+            self.position[entry.id] = len(self.messages)
+            self.messages.append(entry)
+        if isinstance(entry, Compaction):
+            self.effects = Effects(
+                self.effects.elided | frozenset(entry.elided),
+                self.effects.pruned | frozenset(entry.pruned),
+            )
+        if isinstance(entry, Trim | Compaction) and entry.cut is not None:
+            self.cut = entry
         if isinstance(entry, Assistant):
             for call in entry.calls:
                 self.made.add(call.call)
@@ -64,9 +83,16 @@ class Conversation:
         """The calls on the path that have no result on it, in call order, each once."""
         return list(self._walk_to(self.tip).open)
 
-    def calls_made(self) -> set[str]:
+    def calls_made(self) -> AbstractSet[str]:
         """Every call made on the path."""
-        return set(self._walk_to(self.tip).made)
+        return self._walk_to(self.tip).made
+
+    def view(self, config: HistoryConfig) -> RequestView:
+        """The request the tip makes: `view_of(self.path(), config)`, from the kept path."""
+        walk = self._walk_to(self.tip)
+        return messages_view(
+            walk.messages, walk.position.__getitem__, walk.effects, walk.cut, config
+        )
 
     def _walk_to(self, entry_id: str | None) -> Walk:
         """The path to `entry_id`: the kept one extended when it leads there, else walked anew."""
