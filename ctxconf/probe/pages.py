@@ -14,7 +14,11 @@ from .checks import CHECKS
 # When one harness ran several scenarios, a check shows a failure from any of them, else the
 # verdict of the scenario made for it, else the verdict that says the most.
 RANK = {"fail": 5, "pass": 4, "info": 3, "error": 2, "not-testable": 1}
-HOME_SCENARIO = {"no-clock": "two-days", "date-note": "midnight"}
+HOME_SCENARIO = {
+    "no-clock": "two-days",
+    "date-note": "midnight",
+    **dict.fromkeys(("no-half-turn", "cold-equals-live", "truncate"), "crash-mid-call"),
+}
 SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
 
 

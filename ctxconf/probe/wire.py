@@ -377,6 +377,15 @@ def _calls_and_results(request: Request) -> list[Found]:
     ]
 
 
+def ends_with_result(request: Request) -> bool:
+    """Whether the request's last message carries a tool's result."""
+    if not request.messages or not isinstance(request.messages[-1], Mapping):
+        return False
+    last = len(request.messages) - 1
+    found = _CALL_READERS[request.shape](last, request.messages[last])
+    return any(kind == "result" for kind, _ in found)
+
+
 def tool_calls(request: Request) -> list[ToolCall]:
     """Every call in the request's history, each paired with the first later result that
     answers it: by id, or by name for a shape without ids."""
@@ -419,6 +428,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "canonical",
+    "ends_with_result",
     "parse_request",
     "text_of_message",
     "tool_calls",

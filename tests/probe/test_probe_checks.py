@@ -63,6 +63,22 @@ def test_a_fault_fails_its_check_and_the_clean_fake_passes_it(
     assert faulty[check_id].verdict == "fail", faulty[check_id]
 
 
+@pytest.mark.parametrize("shape", ["chat", "responses", "anthropic", "gemini"])
+def test_a_side_conversation_of_the_harness_is_set_aside(tmp_path: Path, shape: str) -> None:
+    # After each of the two turns, a memory subagent under its own prompt and tool list.
+    checks = probe(tmp_path, shape, ("memory-subagent",))
+    for check_id in ("system-once", "tools-fixed", "history-prefix", "usage-shown"):
+        assert checks[check_id].verdict == "pass", checks[check_id]
+    aside = "; 2 side requests of the harness's own set aside"
+    assert checks["system-once"].summary.endswith(aside)
+    assert checks["tools-fixed"].summary.endswith(aside)
+
+
+def test_a_remade_prompt_fails_beside_a_side_conversation(tmp_path: Path) -> None:
+    checks = probe(tmp_path, "chat", ("memory-subagent", "rebuilt-prompt"))
+    assert checks["system-once"].verdict == "fail", checks["system-once"]
+
+
 def test_midnight_fails_when_the_prompt_is_remade_naming_what_changed(tmp_path: Path) -> None:
     checks = probe(tmp_path, "anthropic", ("rebuilt-prompt",), "midnight")
     assert "system prompt was remade" in checks["date-note"].summary

@@ -32,6 +32,15 @@ def test_otherwise_the_scenario_made_for_the_check_shows() -> None:
     assert matrix_rows(untestable)[0].cells["no-clock"].verdict == "pass"
 
 
+def test_a_history_check_not_testable_anywhere_says_why_in_the_crash_scenario() -> None:
+    runs = [
+        _run("basic", no_half_turn="not-testable"),
+        _run("crash-mid-call", no_half_turn="not-testable"),
+        _run("midnight", no_half_turn="not-testable"),
+    ]
+    assert matrix_rows(runs)[0].cells["no-half-turn"].summary == "not-testable in crash-mid-call"
+
+
 def test_the_pages_escape_what_a_harness_wrote() -> None:
     run = _run("basic", reread="info")
     run["checks"][0]["summary"] = "stub: '<script>alert(1)</script> | x'"

@@ -124,7 +124,8 @@ CHECKS: tuple[CheckDef, ...] = (
 
 
 def judge(run: ProbeRun) -> list[CheckResult]:
-    sessions = [sent_requests(s) for s in run.sessions]
+    said = [turn.user for turn in run.scenario.turns]
+    sessions = [sent_requests(s, said) for s in run.sessions]
     results = []
     for check in CHECKS:
         if not any(sessions):

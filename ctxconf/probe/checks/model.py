@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..harness import ProbeRun, ProcessRun, SessionRun
-from ..wire import Request, parse_request
+from ..wire import Request, ends_with_result, parse_request
 
 Verdict = Literal["pass", "fail", "info", "not-testable", "error"]
 Kind = Literal["exact", "behaviour"]
@@ -50,9 +50,9 @@ def _process_of(n: int, processes: list[ProcessRun]) -> int | None:
     return None
 
 
-def sent_requests(session: SessionRun) -> list[Sent]:
-    """The requests of the agent's loop: those with tools, or every answered request of a
-    harness that offers no tools at all (aider)."""
+def _answered(session: SessionRun) -> list[tuple[dict[str, Any], Request]]:
+    """The requests the mock answered, with tools, or every one of a harness that offers no
+    tools at all (aider)."""
     answered = []
     for entry in session.entries:
         if entry.get("kind") != "answer" or not isinstance(entry.get("body"), dict):
@@ -60,20 +60,45 @@ def sent_requests(session: SessionRun) -> list[Sent]:
         stream = ":streamGenerateContent" in str(entry.get("path", ""))
         answered.append((entry, parse_request(entry["shape"], entry["body"], stream)))
     toolless = not any(request.tools for _, request in answered)
-    out = []
+    return [(entry, request) for entry, request in answered if request.tools or toolless]
+
+
+def _is_side(request: Request, loop: Request | None, said: Sequence[str]) -> bool:
+    """Whether `request` is a side conversation of the harness's own (a memory or title
+    subagent): it ends with a prompt of its own, neither a message the scenario sent nor a
+    tool's result, under another system prompt or tool list than the loop's. A request that ends
+    with the scenario's message is the loop's, whatever its prompt: a remade prompt is a fault."""
+    if ends_with_result(request) or any(text in request.last_user_text for text in said):
+        return False
+    return loop is not None and (
+        request.system != loop.system or request.canonical_tools() != loop.canonical_tools()
+    )
+
+
+def _split(session: SessionRun, said: Sequence[str]) -> tuple[list[Sent], int]:
+    answered = _answered(session)
+    loop = next((r for _, r in answered if any(text in r.last_user_text for text in said)), None)
+    out, aside = [], 0
     for entry, request in answered:
-        if request.tools or toolless:
-            cached = int(entry.get("usage", {}).get("cached", 0))
-            out.append(
-                Sent(
-                    entry["n"],
-                    request,
-                    _process_of(entry["n"], session.processes),
-                    entry.get("step"),
-                    cached,
-                )
-            )
-    return out
+        if _is_side(request, loop, said):
+            aside += 1
+            continue
+        cached = int(entry.get("usage", {}).get("cached", 0))
+        process = _process_of(entry["n"], session.processes)
+        out.append(Sent(entry["n"], request, process, entry.get("step"), cached))
+    return out, aside
+
+
+def sent_requests(session: SessionRun, said: Sequence[str] = ()) -> list[Sent]:
+    """The requests of the agent's loop, without the side conversations of the harness's own
+    (`said`: the scenario's user messages, which tell the loop's requests apart)."""
+    return _split(session, said)[0]
+
+
+def side_requests(run: ProbeRun) -> int:
+    """How many requests of `run` were side conversations, left out of every check."""
+    said = [turn.user for turn in run.scenario.turns]
+    return sum(_split(session, said)[1] for session in run.sessions)
 
 
 def _count(number: int, noun: str) -> str:

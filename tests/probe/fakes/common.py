@@ -44,7 +44,12 @@ FAULTS = (
     "orphan-call",
     "aborted-result",
     "stripped-results",
+    # Not a fault: after each turn a side conversation of its own, a memory subagent under its own
+    # prompt and one tool, sent the conversation so far (as qwen-code does).
+    "memory-subagent",
 )
+MEMORY_PROMPT = "You extract durable facts from the conversation into memory files."
+MEMORY_TASK = "Update the memory files from the conversation above."
 ABORTED = "Tool call aborted: the session ended before it finished."
 HEAD_LINES, TAIL_LINES = 200, 100
 STARTED = time.monotonic()
@@ -252,6 +257,15 @@ class Session:
             last = max(i for i, m in enumerate(messages) if m["role"] == "user")
             messages[last]["text"] += "\n(Reminder: answer briefly.)"
         body = self.shape.body(self.system, tool_specs(self.shape, extra), messages)
+        return self.post(base_url, body)
+
+    def ask_memory_subagent(self, base_url: str) -> None:
+        """The side conversation: its own prompt, its one tool, its own task after the
+        conversation so far; its answer is not acted on."""
+        task = [*self.messages, {"role": "user", "text": MEMORY_TASK}]
+        self.post(base_url, self.shape.body(MEMORY_PROMPT, tool_specs(self.shape, 0)[:1], task))
+
+    def post(self, base_url: str, body: dict[str, Any]) -> Answer:
         request = urllib.request.Request(
             self.shape.url(base_url),
             data=json.dumps(body).encode(),
@@ -268,6 +282,8 @@ class Session:
                 self.cached.append(answer.cached)
             self.add({"role": "assistant", "text": answer.text, "calls": answer.calls})
             if not answer.calls:
+                if "memory-subagent" in self.faults:
+                    self.ask_memory_subagent(base_url)
                 return
             for call in answer.calls:
                 self.add(
