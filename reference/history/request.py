@@ -201,9 +201,11 @@ def messages_view(
     effects: Effects,
     cut: Trim | Compaction | None,
     config: HistoryConfig,
+    known: dict[str, Block] | None = None,
 ) -> RequestView:
     """The request of a path whose messages are `messages` (`locate` gives a message's index
-    among them), whose compactions had `effects` and whose newest cut is `cut`."""
+    among them), whose compactions had `effects` and whose newest cut is `cut`; `known`: the
+    original blocks of messages made before, by id, kept to be used again."""
     front: list[Block] = []
     if cut is not None:
         first = cut_of(cut)
@@ -222,5 +224,25 @@ def messages_view(
             front.append(snapshot_block(cut.id, snap, len(snap.source), config))
         messages = messages[start:]
     # rule: hist.tree.path
-    blocks = front + [message_block(entry, config, effects) for entry in messages]
+    if known is None:
+        blocks = front + [message_block(entry, config, effects) for entry in messages]
+    else:
+        blocks = front + [_known_block(entry, config, effects, known) for entry in messages]
     return RequestView(tuple(blocks))
+
+
+def _known_block(
+    entry: Entry, config: HistoryConfig, effects: Effects, known: dict[str, Block]
+) -> Block:
+    """`message_block(entry, config, effects)`, made once for a message no effect touches."""
+    if entry.id in effects.elided or _pruned_in(entry, effects):
+        return message_block(entry, config, effects)
+    block = known.get(entry.id)
+    if block is None or block.entry is not entry:
+        block = known[entry.id] = message_block(entry, config)
+    return block
+
+
+def _pruned_in(entry: Entry, effects: Effects) -> bool:
+    images = entry.images if isinstance(entry, User | Result) else ()
+    return any((entry.id, index) in effects.pruned for index in range(len(images)))

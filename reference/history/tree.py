@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..texts import Texts
 from .config import HistoryConfig
 from .entries import Assistant, Compaction, Entry, Result, Trim, is_message
-from .request import Effects, RequestView, messages_view
+from .request import Block, Effects, RequestView, messages_view
 
 # The connectors of the tree view: a child among several, the last one, and what continues
 # below each.
@@ -66,6 +66,10 @@ class Conversation:
     completed: set[str] = field(default_factory=set)  # labels rewound to
     forked_from: tuple[str, str | None] | None = None  # (source conversation, its tip then)
     _walk: Walk = field(default_factory=Walk, repr=False, compare=False)
+    # Each message's original block, made once: a request is rebuilt every turn, and making
+    # every block again each time was most of a turn's cost.
+    _blocks: dict[str, Block] = field(default_factory=dict, repr=False, compare=False)
+    _blocks_config: HistoryConfig | None = field(default=None, repr=False, compare=False)
 
     def append(self, entry: Entry) -> None:
         self.entries[entry.id] = entry
@@ -90,9 +94,10 @@ class Conversation:
     def view(self, config: HistoryConfig) -> RequestView:
         """The request the tip makes: `view_of(self.path(), config)`, from the kept path."""
         walk = self._walk_to(self.tip)
-        return messages_view(
-            walk.messages, walk.position.__getitem__, walk.effects, walk.cut, config
-        )
+        if config is not self._blocks_config:
+            self._blocks, self._blocks_config = {}, config
+        locate = walk.position.__getitem__
+        return messages_view(walk.messages, locate, walk.effects, walk.cut, config, self._blocks)
 
     def _walk_to(self, entry_id: str | None) -> Walk:
         """The path to `entry_id`: the kept one extended when it leads there, else walked anew."""
