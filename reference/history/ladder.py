@@ -7,7 +7,7 @@ tokens; a run stops as soon as the request is at or under its target.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .config import HistoryConfig
 from .entries import Assistant, Compaction, Entry, Result, Snapshot, Summary, User
@@ -63,6 +63,7 @@ class Plan:
     pruned: tuple[tuple[str, int], ...] = ()
     snapshot: Snapshot | None = None
     summary: Summary | None = None
+    known: dict[str, Block] | None = field(default=None, compare=False)  # see messages_view
 
     @property
     def empty(self) -> bool:
@@ -74,7 +75,7 @@ class Plan:
 
     def view(self, config: HistoryConfig) -> RequestView:
         path = self.path if self.empty else (*self.path, self.entry())
-        return view_of(path, config)
+        return view_of(path, config, self.known)
 
 
 @dataclass(frozen=True)
@@ -216,8 +217,13 @@ class Run:
     stopped: str | None = None  # why the summary rung did not run: OVERFLOW_STOP, SUMMARY_MISSING
 
 
-def start_of(path: Sequence[Entry], config: HistoryConfig, budget: int) -> Start:
-    view = view_of(path, config)
+def start_of(
+    path: Sequence[Entry],
+    config: HistoryConfig,
+    budget: int,
+    known: dict[str, Block] | None = None,
+) -> Start:
+    view = view_of(path, config, known)
     # rule: hist.compact.clean-cut
     return Start(view, kept_from(view.body, budget))
 
@@ -234,12 +240,13 @@ def run_ladder(
     vision: bool,
     summary: str | None = None,
     rejected: int | None = None,
+    known: dict[str, Block] | None = None,
 ) -> Run:
     """Run `rungs` in order over `path`'s live request, stopping at `target`; with `rejected`
     (an overflow), the summary rung runs only if its request would be smaller than that."""
     t = config.texts
-    plan = Plan(tuple(path), entry_id)
-    start = start_of(path, config, budget)
+    plan = Plan(tuple(path), entry_id, known=known)
+    start = start_of(path, config, budget, known)
     before = current = start.view.tokens
     lines: list[str] = []
     stopped: str | None = None

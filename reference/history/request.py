@@ -185,14 +185,17 @@ def summary_block(entry_id: str, summary: Summary, config: HistoryConfig) -> Blo
     return _front("summary", text, config)
 
 
-def view_of(path: Sequence[Entry], config: HistoryConfig) -> RequestView:
-    """The request of `path`: its messages in path order, from the newest cut on."""
+def view_of(
+    path: Sequence[Entry], config: HistoryConfig, known: dict[str, Block] | None = None
+) -> RequestView:
+    """The request of `path`: its messages in path order, from the newest cut on; `known`: as
+    for `messages_view`."""
     messages = [entry for entry in path if is_message(entry)]
 
     def locate(entry_id: str) -> int:
         return next(i for i, entry in enumerate(messages) if entry.id == entry_id)
 
-    return messages_view(messages, locate, effects_of(path), newest_cut(path), config)
+    return messages_view(messages, locate, effects_of(path), newest_cut(path), config, known)
 
 
 def messages_view(

@@ -64,6 +64,7 @@ class SizeSteps(SessionCore):
             vision=self.vision,
             summary=summary,
             rejected=rejected,
+            known=self.state.conversation.known_blocks(self.config),
         )
 
     def compact(self, entry_id: str, summary: str | None = None) -> str:
@@ -125,6 +126,7 @@ class SizeSteps(SessionCore):
                 target=None,
                 vision=self.vision,
                 summary=summary,
+                known=self.state.conversation.known_blocks(self.config),
             )
             if shake:
                 nothing = t.render("shake_nothing")

@@ -94,10 +94,15 @@ class Conversation:
     def view(self, config: HistoryConfig) -> RequestView:
         """The request the tip makes: `view_of(self.path(), config)`, from the kept path."""
         walk = self._walk_to(self.tip)
+        locate = walk.position.__getitem__
+        known = self.known_blocks(config)
+        return messages_view(walk.messages, locate, walk.effects, walk.cut, config, known)
+
+    def known_blocks(self, config: HistoryConfig) -> dict[str, Block]:
+        """The original blocks of this conversation's messages made so far, by id."""
         if config is not self._blocks_config:
             self._blocks, self._blocks_config = {}, config
-        locate = walk.position.__getitem__
-        return messages_view(walk.messages, locate, walk.effects, walk.cut, config, self._blocks)
+        return self._blocks
 
     def _walk_to(self, entry_id: str | None) -> Walk:
         """The path to `entry_id`: the kept one extended when it leads there, else walked anew."""
