@@ -90,7 +90,9 @@ def test_against_an_unknown_commit_is_a_usage_error() -> None:
 def test_reload_and_request_have_a_row_per_size(quick_run: str) -> None:
     reloads, requests = _tables(quick_run, "### Reload and one request")
     assert [(row[0], row[1]) for row in reloads] == [("reload", size) for size in SIZES]
-    assert [(row[0], row[1]) for row in requests] == [("request", size) for size in SIZES]
+    assert [(row[0], row[1]) for row in requests] == [
+        (name, size) for name in ("first request", "next request") for size in SIZES
+    ]
     assert all(row[-1] in ("PASS", "MISS") for row in reloads + requests)
 
 
@@ -104,6 +106,25 @@ def test_the_memory_of_a_reload_has_a_row_per_size(quick_run: str) -> None:
     (memory,) = _tables(quick_run, "### Memory of a reload")
     assert [row[1] for row in memory] == SIZES
     assert all(row[6] in ("PASS", "MISS") for row in memory), memory
+
+
+def test_every_missed_target_is_explained(quick_run: str) -> None:
+    lines = quick_run.splitlines()
+    missed = [line for line in lines if line.startswith("|") and "| MISS |" in line]
+    notes = _notes(quick_run)
+    assert len(notes) == len(missed) or (not missed and notes == ["Every target is met."]), notes
+
+
+def _notes(output: str) -> list[str]:
+    lines = output.splitlines()
+    heading = lines.index("### Why a target is missed")
+    notes: list[str] = []
+    for line in lines[heading + 1 :]:
+        if line.startswith("#"):
+            break
+        if line:
+            notes.append(line)
+    return notes
 
 
 def test_records_the_machine_and_the_load(quick_run: str) -> None:
