@@ -96,10 +96,16 @@ class Conversation:
         walk = self._walk_to(self.tip)
         locate = walk.position.__getitem__
         known = self.known_blocks(config)
-        return messages_view(walk.messages, locate, walk.effects, walk.cut, config, known)
+        view = messages_view(walk.messages, locate, walk.effects, walk.cut, config, known)
+        # Only this request's blocks are kept: a message cut off or left on another branch is
+        # not sent again soon, and its block would hold a second copy of its text.
+        sent = (block.entry.id for block in view.blocks if block.entry is not None)
+        self._blocks = {entry_id: known[entry_id] for entry_id in sent if entry_id in known}
+        return view
 
     def known_blocks(self, config: HistoryConfig) -> dict[str, Block]:
-        """The original blocks of this conversation's messages made so far, by id."""
+        """The original blocks of the messages of this conversation's last request (and any
+        made since), by id."""
         if config is not self._blocks_config:
             self._blocks, self._blocks_config = {}, config
         return self._blocks
