@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import ctxconf.reference as reference_package
+from ctxconf.atomic import write_text_atomic
 from ctxconf.reference import Session
 from ctxconf.reference.context.config import ContextConfig
 from ctxconf.reference.context.diff import unified_diff
@@ -709,39 +710,15 @@ def write_readme(
     rest of the file alone; a section not there yet goes at the end."""
     start_marker, end_marker = markers
     block = f"{start_marker}\n{section}{end_marker}"
-    if not path.exists():
-        path.write_text(_INTRO + "\n" + block + "\n", encoding="utf-8")
-        return
-    current = path.read_text(encoding="utf-8")
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
     start = current.find(start_marker)
     end = current.find(end_marker)
     if start == -1 or end == -1 or end < start:
         joined = current.rstrip("\n") + "\n\n" + block + "\n"
     else:
         joined = current[:start] + block + current[end + len(end_marker) :]
-    path.write_text(joined, encoding="utf-8")
-
-
-_INTRO = """\
-# Benchmarks
-
-Four scripts, each run from the repository root with the project installed
-(`pip install -e '.[test]'`):
-
-- `python bench/bench_reference.py`: the reference implementation (a read, the output cap, a
-  repeated listing and an edit's diff), each beside a baseline over the same input;
-- `python bench/bench_scale.py`: how the diff, the cap and recall grow with their input, at 1x,
-  4x and 16x, each beside its baseline;
-- `python bench/runner_bench.py`: the runner (one suite over each transport, `-j 1` against
-  `-j 2`, and the bundled suite through `ctxconf run` with each case's duration);
-- `python bench/fuzz_memory.py --max-time 600`: the memory of a long `ctxconf fuzz` run.
-
-The first three take `--quick` for a smoke run on small inputs (a few seconds) and
-`--write-readme` to rewrite their own section of this file, between its `<!-- reference:… -->`,
-`<!-- scale:… -->` or `<!-- runner:… -->` markers, with the figures of that run. Each section
-says when, where, under what load and on which code its figures were taken; take them on a
-quiet machine.
-"""
+    # In one move: an interrupted write must not lose the hand-written text around the sections.
+    write_text_atomic(path, joined)
 
 
 def build_parser() -> argparse.ArgumentParser:

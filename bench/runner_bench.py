@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxconf import limits
+from ctxconf.atomic import write_text_atomic
 from ctxconf.paths import bundled_spec_dir
 from ctxconf.runner.engine import RunOptions, run_suite
 
@@ -347,7 +348,8 @@ def write_section(readme: Path, text: str, markers: tuple[str, str]) -> None:
         updated = head + text + tail
     else:
         updated = current.rstrip("\n") + "\n\n" + text
-    readme.write_text(updated, encoding="utf-8")
+    # In one move: an interrupted write must not lose the hand-written text around the sections.
+    write_text_atomic(readme, updated)
 
 
 def write_readme(text: str) -> None:
