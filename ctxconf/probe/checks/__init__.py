@@ -8,11 +8,13 @@ exercise says "not-testable" and why; a run that sent no request it could judge 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..harness import ProbeRun, ProcessRun
 from .behaviours import long_output, reread, result_ids
 from .exact import date_note, history_prefix, no_clock, system_once, tools_fixed
 from .history import cold_equals_live, no_half_turn, truncate
-from .model import CheckDef, CheckResult, _result, sent_requests
+from .model import CheckDef, CheckResult, _result, aside_note, split_requests
 from .usage import usage_shown
 
 
@@ -42,6 +44,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "one system prompt per session",
         system_once,
+        tells_aside=True,
     ),
     CheckDef(
         "no-clock",
@@ -56,6 +59,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "a fixed tool list",
         tools_fixed,
+        tells_aside=True,
     ),
     CheckDef(
         "history-prefix",
@@ -125,18 +129,23 @@ CHECKS: tuple[CheckDef, ...] = (
 
 def judge(run: ProbeRun) -> list[CheckResult]:
     said = [turn.user for turn in run.scenario.turns]
-    sessions = [sent_requests(s, said) for s in run.sessions]
+    splits = [split_requests(s, said) for s in run.sessions]
+    sessions = [sent for sent, _ in splits]
+    aside = sum(count for _, count in splits)
     results = []
     for check in CHECKS:
         if not any(sessions):
             results.append(_no_requests(check, run))
             continue
         try:
-            results.append(check.judge(check, run, sessions))
+            result = check.judge(check, run, sessions)
         except (IndexError, KeyError, ValueError, TypeError) as e:
             # A request shaped unlike anything seen is this check's error, not the run's end.
-            results.append(_result(check, "error", f"cannot judge: {type(e).__name__}: {e}"))
+            result = _result(check, "error", f"cannot judge: {type(e).__name__}: {e}")
+        if check.tells_aside and result.verdict == "pass":
+            result = replace(result, summary=result.summary + aside_note(aside))
+        results.append(result)
     return results
 
 
-__all__ = ["CHECKS", "CheckDef", "CheckResult", "judge", "sent_requests"]
+__all__ = ["CHECKS", "CheckDef", "CheckResult", "judge", "split_requests"]

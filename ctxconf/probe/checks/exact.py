@@ -7,7 +7,7 @@ from datetime import date
 from itertools import pairwise
 
 from ..harness import ProbeRun
-from .model import CheckDef, CheckResult, Sent, _count, _result, side_requests
+from .model import CheckDef, CheckResult, Sent, _count, _result
 
 
 def _sha(text: str | None) -> str:
@@ -30,13 +30,6 @@ def _has_date(text: str, day: date) -> str | None:
     return next((form for form in _date_forms(day) if form in text), None)
 
 
-def _aside(run: ProbeRun) -> str:
-    """What the check left out: the harness's own side conversations, each under a prompt and
-    tools of their own (a memory subagent), which do not touch the loop's cache."""
-    count = side_requests(run)
-    return f"; {_count(count, 'side request')} of the harness's own set aside" if count else ""
-
-
 def system_once(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     per_session = [sorted({s.request.system or "" for s in sent}, key=len) for sent in sessions]
     counts = [len(p) for p in per_session]
@@ -49,8 +42,7 @@ def system_once(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
         return _result(
             check,
             "pass",
-            f"one system prompt per session, resent byte for byte ({len(per_session[0][0])} chars)"
-            + _aside(run),
+            f"one system prompt per session, resent byte for byte ({len(per_session[0][0])} chars)",
             **figures,
         )
     worst = max(counts)
@@ -63,8 +55,9 @@ def tools_fixed(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
     counts = [len(x) for x in lists]
     figures = {"tool_lists_per_session": counts, "tools": names[0]}
     if all(c == 1 for c in counts):
-        summary = f"one tool list per session ({_count(len(names[0]), 'tool')})" + _aside(run)
-        return _result(check, "pass", summary, **figures)
+        return _result(
+            check, "pass", f"one tool list per session ({_count(len(names[0]), 'tool')})", **figures
+        )
     return _result(check, "fail", f"{max(counts)} different tool lists in one session", **figures)
 
 

@@ -41,6 +41,7 @@ class CheckDef:
     kind: Kind
     title: str
     judge: Callable[[CheckDef, ProbeRun, list[list[Sent]]], CheckResult]
+    tells_aside: bool = False  # a pass says how many side requests were left out
 
 
 def _process_of(n: int, processes: list[ProcessRun]) -> int | None:
@@ -75,7 +76,9 @@ def _is_side(request: Request, loop: Request | None, said: Sequence[str]) -> boo
     )
 
 
-def _split(session: SessionRun, said: Sequence[str]) -> tuple[list[Sent], int]:
+def split_requests(session: SessionRun, said: Sequence[str]) -> tuple[list[Sent], int]:
+    """The requests of the agent's loop, and how many side conversations of the harness's own
+    were left out (`said`: the scenario's user messages, which tell the loop's requests apart)."""
     answered = _answered(session)
     loop = next((r for _, r in answered if any(text in r.last_user_text for text in said)), None)
     out, aside = [], 0
@@ -89,20 +92,14 @@ def _split(session: SessionRun, said: Sequence[str]) -> tuple[list[Sent], int]:
     return out, aside
 
 
-def sent_requests(session: SessionRun, said: Sequence[str] = ()) -> list[Sent]:
-    """The requests of the agent's loop, without the side conversations of the harness's own
-    (`said`: the scenario's user messages, which tell the loop's requests apart)."""
-    return _split(session, said)[0]
-
-
-def side_requests(run: ProbeRun) -> int:
-    """How many requests of `run` were side conversations, left out of every check."""
-    said = [turn.user for turn in run.scenario.turns]
-    return sum(_split(session, said)[1] for session in run.sessions)
-
-
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def aside_note(count: int) -> str:
+    """What a check left out: the harness's own side conversations, each under a prompt and
+    tools of their own (a memory subagent), which do not touch the loop's cache."""
+    return f"; {_count(count, 'side request')} of the harness's own set aside" if count else ""
 
 
 def _result(check: CheckDef, verdict: Verdict, summary: str, **figures: Any) -> CheckResult:
