@@ -349,7 +349,7 @@ def test_pyproc_kills_a_module_holding_the_gil(tmp_path: Path) -> None:
 def test_a_slow_start_costs_no_case(tmp_path: Path) -> None:
     # Two seconds at every start, twice the cases' timeout; it crashes on the broken case, so the
     # next case starts it again: only the crash costs a case.
-    impl = f"cmd:{sys.executable} {FAUX / 'slow_start.py'} 2"
+    impl = _cmd("slow_start") + " 2"
     json_path = tmp_path / "results.json"
     done = ctxconf("run", "--impl", impl, "--timeout", "1", "--json", json_path, expect=1)
     _check_one_case_lost(tmp_path, done.stdout, "crash", "exited with code 3")
@@ -358,7 +358,7 @@ def test_a_slow_start_costs_no_case(tmp_path: Path) -> None:
 
 
 def test_start_timeout_bounds_the_start(tmp_path: Path) -> None:
-    impl = f"cmd:{sys.executable} {FAUX / 'slow_start.py'} 60"
+    impl = _cmd("slow_start") + " 60"
     started = time.monotonic()
     done = ctxconf("run", "--impl", impl, "--start-timeout", "1", cwd=tmp_path, expect=2)
     assert "the implementation did not answer hello: no answer within 1 s" in done.stderr
