@@ -208,6 +208,17 @@ def visible(browser: Browser, selector: str) -> bool:
     return bool(browser.evaluate(f"({VISIBLE})({json.dumps(selector)})"))
 
 
+def becomes_visible(browser: Browser, selector: str, seconds: float = 5.0) -> bool:
+    """Whether `selector` is visible within `seconds`: what a click sets off (a `toggle`
+    event's handler) runs as a task of its own, after the click has returned."""
+    deadline = time.monotonic() + seconds
+    while not visible(browser, selector):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_page_loads_without_console_errors(browser: Browser, report_url: str) -> None:
     browser.open(report_url, 1280)
     assert browser.evaluate("document.title").startswith("ctxconf report: fake <impl>")
@@ -288,7 +299,7 @@ def test_a_folded_case_past_the_first_fills_in_when_unfolded(
     assert not visible(browser, f"{lazy} .diff")
     browser.click(f"{lazy} > summary")
     assert browser.evaluate(f"document.querySelector('{lazy}').open") is True
-    assert visible(browser, f"{lazy} .diff"), "the diff is filled in from the data block"
+    assert becomes_visible(browser, f"{lazy} .diff"), "the diff is filled in from the data block"
     assert SCRIPT in browser.evaluate(f"document.querySelector('{lazy} .diff').textContent")
     rule_text = browser.evaluate(
         f"document.querySelector('{lazy} .rule-text[data-rule]').textContent.trim().length"
@@ -303,7 +314,7 @@ def test_a_link_to_a_folded_case_unfolds_it(browser: Browser, many_failures_url:
     last = f"case-context-stub-only-inside-an-earlier-read-{report.EAGER_CASES + 4}"
     browser.open(f"{many_failures_url}#{last}", 1280)
     assert browser.evaluate(f"document.getElementById('{last}').open") is True
-    assert visible(browser, f"#{last} .diff")
+    assert becomes_visible(browser, f"#{last} .diff")  # filled in by the toggle it set off
     assert browser.errors() == []
 
 
