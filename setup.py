@@ -8,6 +8,7 @@ INSTALLED_AS = {
     "ctxconf": "ctxconf",
     "reference": "ctxconf.reference",
     "runner": "ctxconf.runner",
+    "probe": "ctxconf.probe",
     "spec": "ctxconf.spec",
     "schemas": "ctxconf.schemas",
 }

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import ctxconf.reference as reference_package
-from ctxconf.atomic import write_text_atomic
 from ctxconf.reference import Session
 from ctxconf.reference.context.config import ContextConfig
 from ctxconf.reference.context.diff import unified_diff
+from ctxconf.userfiles.atomic import write_text_atomic
 
 README = Path(__file__).parent / "README.md"
 START_MARKER = "<!-- reference:start -->"

@@ -14,10 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ctxconf import limits
-from ctxconf.paths import bundled_spec_dir
-from ctxconf.specfile import read_loop
+from ctxconf.specdata.paths import bundled_spec_dir
+from ctxconf.specdata.reader import read_loop
 from ctxconf.spectools.regen import regenerate
+from ctxconf.userfiles import limits
 
 
 def stale_spec(folder: Path, count: int) -> Path:

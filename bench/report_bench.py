@@ -40,9 +40,9 @@ from typing import Any
 from runner_bench import write_section  # a sibling script, not a package
 
 from ctxconf import __version__
-from ctxconf.paths import bundled_spec_dir
 from ctxconf.reference import run_case
 from ctxconf.runner.results import CASE_VERDICTS
+from ctxconf.specdata.paths import bundled_spec_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 README = Path(__file__).parent / "README.md"

@@ -41,10 +41,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxconf import limits
-from ctxconf.atomic import write_text_atomic
-from ctxconf.paths import bundled_spec_dir
 from ctxconf.runner.engine import RunOptions, run_suite
+from ctxconf.specdata.paths import bundled_spec_dir
+from ctxconf.userfiles import limits
+from ctxconf.userfiles.atomic import write_text_atomic
 
 README = Path(__file__).parent / "README.md"
 START_MARKER = "<!-- runner:start -->"
@@ -59,7 +59,7 @@ SLEEP = 0.020
 SLEEPY = f'''
 """The reference over JSON lines, {SLEEP * 1000:g} ms slower per case."""
 import json, sys, time
-from ctxconf.limits import parse_json
+from ctxconf.userfiles.limits import parse_json
 from ctxconf.runner.reference_impl import hello, run
 for raw in sys.stdin.buffer:
     message = parse_json(raw, exact=True)

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ctxconf.paths import bundled_spec_dir
+from ctxconf.specdata.paths import bundled_spec_dir
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _spec_dir(config: pytest.Config) -> Path:
-    from ctxconf.paths import bundled_spec_dir
+    from ctxconf.specdata.paths import bundled_spec_dir
 
     given: Path | None = config.getoption("ctxconf_spec")
     if given is None:
@@ -183,8 +183,8 @@ def _spec_dir(config: pytest.Config) -> Path:
 
 
 def _load(config: pytest.Config, spec_dir: Path) -> list[CaseFile]:
+    from ctxconf.errors import CtxconfError
     from ctxconf.runner.cases import default_case_files, load_cases
-    from ctxconf.runner.errors import RunnerError
     from ctxconf.runner.expected_failures import load_expected_failures
     from ctxconf.runner.verdicts import Judge
 
@@ -198,7 +198,7 @@ def _load(config: pytest.Config, spec_dir: Path) -> list[CaseFile]:
             run.judge = Judge.for_spec(spec_dir)
         else:
             run.judge = Judge.for_spec(spec_dir, expected_failures=run.expected)
-    except RunnerError as error:
+    except CtxconfError as error:
         raise pytest.UsageError(f"ctxconf: {error.describe()}") from None
     run.names = frozenset(n for f in files for c in f.cases for n in (c.name, *c.rules))
     return files
@@ -244,8 +244,8 @@ def pytest_collection_modifyitems(
 
 def _start(config: pytest.Config, will_run: bool) -> None:
     """Make the transport (a bad SPEC fails here) and, when items will run, greet it."""
+    from ctxconf.errors import CtxconfError
     from ctxconf.runner.engine import greet
-    from ctxconf.runner.errors import RunnerError
     from ctxconf.runner.transports import transport_factory
     from ctxconf.runner.transports.base import START_SECONDS
 
@@ -260,7 +260,7 @@ def _start(config: pytest.Config, will_run: bool) -> None:
             transport = factory()
             run.hello = greet(transport)  # closes the transport when it fails
             run.transport = transport
-    except RunnerError as error:
+    except CtxconfError as error:
         # The runner names its own option; here the same value came from --ctxconf-impl.
         described = error.describe().replace("--impl", "--ctxconf-impl", 1)
         raise pytest.UsageError(f"ctxconf: {described}") from None

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxconf.specfile import CASES, list_case_files, plural, read_spec_json
+from ctxconf.specdata.reader import CASES, list_case_files, read_spec_json
+from ctxconf.userfiles.document import plural
 
 from .errors import CaseFileError
 from .selection import Selector

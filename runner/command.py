@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ctxconf.atomic import write_text_atomic
+from ctxconf.errors import CtxconfError
 from ctxconf.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
-from ctxconf.spec_decisions import load_decisions
-from ctxconf.specdir import announce
-from ctxconf.specfile import display
+from ctxconf.specdata.folder import announce
+from ctxconf.spectext.decisions import load_decisions
+from ctxconf.userfiles.atomic import write_text_atomic
+from ctxconf.userfiles.document import display
 
 from .display import Progress, report_failures, rule_summary, summary_line
 from .engine import RunOptions, resolve_spec_dir, run_suite
-from .errors import RunnerError
 from .expected_failures import failures_yaml
 from .interrupt import interruptible
 from .junit import write_junit
@@ -107,7 +107,7 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
                 on_case=case_done,
                 on_warning=warn,
             )
-        except RunnerError as error:
+        except CtxconfError as error:
             if progress is not None:
                 progress.clear()
             stderr.write(f"ctxconf run: {error.describe()}\n")

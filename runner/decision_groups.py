@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ctxconf.spec_decisions import Decision
+from ctxconf.spectext.decisions import Decision
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-from ctxconf import limits, textdiff
-from ctxconf.spec_decisions import Decision
+from ctxconf.spectext.decisions import Decision
+from ctxconf.terminal import textdiff
+from ctxconf.userfiles import limits
 
 from .decision_groups import DecisionGroup, decision_groups
 from .results import CaseResult, StepResult

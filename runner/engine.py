@@ -3,7 +3,7 @@ judge the answers, and write the results as they come.
 
     results = run_suite(RunOptions(impl="cmd:ctxconf serve --stdio"), results_path=Path("r.json"))
 
-Only unusable input or an implementation that cannot start raises (a `RunnerError`); whatever an
+Only unusable input or an implementation that cannot start raises (a `CtxconfError`); whatever an
 implementation does wrong during a case becomes that case's verdict. A run that would test
 nothing (no case chosen, or none in an area the implementation lists) is unusable input too.
 An interruption (KeyboardInterrupt, or `interrupt.Interrupted` for SIGTERM and SIGHUP) once the
@@ -25,7 +25,7 @@ from typing import Any
 
 from ctxconf import __version__
 from ctxconf.exitcodes import EXIT_INTERRUPTED
-from ctxconf.specfile import read_loop
+from ctxconf.specdata.reader import read_loop
 
 from .case_pool import OnCase, Ordered, close_all, run_all, start_all
 from .case_run import greet, run_case

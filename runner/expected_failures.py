@@ -30,9 +30,9 @@ from typing import Any
 
 import yaml
 
-from ctxconf.jsonpos import escape
-from ctxconf.specfile import SpecFileError, display
-from ctxconf.useryaml import UserYaml, load_user_yaml
+from ctxconf.userfiles.document import SpecFileError, display
+from ctxconf.userfiles.jsonpos import escape
+from ctxconf.userfiles.useryaml import UserYaml, load_user_yaml
 
 from .errors import ExpectedFailuresError
 from .results import CaseResult, ExpectedFailureEntry

@@ -22,8 +22,8 @@ NAME = "ctxconf-reference"
 def _load_loop(spec_dir: Path | None) -> dict[str, Any]:
     """The spec's loop.json, refused (SpecFileError, with its place) unless every area's
     reference can use it."""
-    from ctxconf.paths import bundled_spec_dir
-    from ctxconf.specfile import read_loop
+    from ctxconf.specdata.paths import bundled_spec_dir
+    from ctxconf.specdata.reader import read_loop
 
     return read_loop(bundled_spec_dir() if spec_dir is None else spec_dir)
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ctxconf.atomic import write_text_atomic
-from ctxconf.spec_decisions import Decision
-from ctxconf.spec_rules import Rule
+from ctxconf.spectext.decisions import Decision
+from ctxconf.spectext.rules import Rule
+from ctxconf.userfiles.atomic import write_text_atomic
 
 from .decision_groups import decision_groups
 from .report_cases import COMPACT_BOUNDS, DiffBudget, Ids, RuleRefs, case_view, count, seconds, text

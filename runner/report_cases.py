@@ -15,8 +15,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ctxconf import limits
-from ctxconf.spec_rules import Rule
+from ctxconf.spectext.rules import Rule
+from ctxconf.userfiles import limits
 
 from .report_compare import FAILING
 from .report_diff import FULL, NOTHING, Bounds, DiffView, diff_view, text_cells

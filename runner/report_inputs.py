@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxconf.paths import bundled_spec_dir
-from ctxconf.spec_decisions import Decision, load_decisions
-from ctxconf.spec_rules import Rule, load_rules
+from ctxconf.specdata.paths import bundled_spec_dir
+from ctxconf.spectext.decisions import Decision, load_decisions
+from ctxconf.spectext.rules import Rule, load_rules
 
 from .results import load_results
 

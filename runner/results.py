@@ -19,8 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from ctxconf.atomic import move_into_place, open_temp
-from ctxconf.limits import MAX_SPEC_FILE_BYTES, LimitError, dumps, parse_json
+from ctxconf.userfiles.atomic import move_into_place, open_temp
+from ctxconf.userfiles.limits import MAX_SPEC_FILE_BYTES, LimitError, dumps, parse_json
 
 from .errors import ResultsFileError
 from .transports.base import START_SECONDS
@@ -356,7 +356,7 @@ def dump(results: Results, path: Path) -> None:
 def _validator() -> Any:
     from jsonschema import Draft202012Validator
 
-    from ctxconf.paths import schemas_dir
+    from ctxconf.specdata.paths import schemas_dir
 
     schema = json.loads((schemas_dir() / "results.schema.json").read_text(encoding="utf-8"))
     return Draft202012Validator(schema)

@@ -43,7 +43,7 @@ def check_timeout(timeout: float, option: str = "--timeout") -> None:
 def resolve_spec_dir(given: Path | None) -> Path:
     """The spec folder a run works on, absolute: `given` (--spec), else the spec of the checkout
     the current folder is in, else the bundled one."""
-    from ctxconf.specdir import resolve_spec
+    from ctxconf.specdata.folder import resolve_spec
 
     return resolve_spec(given).resolve()
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
 
-from ctxconf.limits import LimitError, dumps_checked, parse_json
+from ctxconf.userfiles.limits import LimitError, dumps_checked, parse_json
 
 from .reference_impl import ReferenceImplementation
 from .transports.base import (

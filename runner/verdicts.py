@@ -32,7 +32,7 @@ class Judge:
         expected_failures: ExpectedFailures = NONE,
     ) -> Judge:
         """A judge using the spec's `loop.json` (refused with its place, SpecFileError, exit 2)."""
-        from ctxconf.specfile import read_loop
+        from ctxconf.specdata.reader import read_loop
 
         return cls.for_loop(
             read_loop(spec_dir),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ctxconf.limits import parse_exact_float
-from ctxconf.paths import bundled_spec_dir
+from ctxconf.specdata.paths import bundled_spec_dir
+from ctxconf.userfiles.limits import parse_exact_float
 
 SPEC = bundled_spec_dir()
 LOOP: dict[str, Any] = json.loads((SPEC / "loop.json").read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxconf.paths import bundled_spec_dir
+from ctxconf.specdata.paths import bundled_spec_dir
 
 
 @pytest.fixture

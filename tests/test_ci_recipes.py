@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from ctxconf import __version__
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CI_MD = ROOT / "docs" / "ci.md"
 PIN = f"v{__version__}"
 

@@ -1,5 +1,7 @@
-"""One import direction: the reference depends on nothing of ours, the runner on the reference's
-public surface, the commands on both. Read from the source with `ast`, so no import runs."""
+"""One import direction, layer by layer: the reference depends on nothing of ours; the helpers on
+the reference; the two ways in (the runner, the probe) on both and never on each other; the tools
+on those; the command line on everything. Read from the source with `ast`, so no import runs.
+docs/architecture.md draws the same layers."""
 
 from __future__ import annotations
 
@@ -11,18 +13,31 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
+
 # Each folder of the checkout and the package name it installs as.
-PACKAGES = {"reference": "ctxconf.reference", "runner": "ctxconf.runner", "ctxconf": "ctxconf"}
-# What only the command line and the tools built on both layers may import.
-TOOLS = (
-    "ctxconf.cli",
-    "ctxconf.commands",
-    "ctxconf.spectools",
-    "ctxconf.fuzzing",
-    "ctxconf.pytest_plugin",
-    "ctxconf.probe",
-)
+PACKAGES = {
+    "reference": "ctxconf.reference",
+    "runner": "ctxconf.runner",
+    "probe": "ctxconf.probe",
+    "ctxconf": "ctxconf",
+}
+# The layers, lowest first; a module imports from its own layer and those below it. Within the
+# helpers the order is finer: each imports only those before it.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "reference": ("ctxconf.reference",),
+    "helpers": (
+        "ctxconf.errors",
+        "ctxconf.exitcodes",
+        "ctxconf.terminal",
+        "ctxconf.userfiles",
+        "ctxconf.specdata",
+        "ctxconf.spectext",
+    ),
+    "ways in": ("ctxconf.runner", "ctxconf.probe"),
+    "tools": ("ctxconf.spectools", "ctxconf.fuzzing", "ctxconf.pytest_plugin"),
+    "command line": ("ctxconf.cli", "ctxconf.commands", "ctxconf.about", "ctxconf.__main__"),
+}
 
 
 def _module(path: Path) -> tuple[str, bool]:
@@ -72,39 +87,84 @@ def _breaks(folder: str, allowed: Callable[[str], bool]) -> list[str]:
     return found
 
 
-def test_the_reference_imports_nothing_of_ours() -> None:
-    assert _breaks("reference", lambda name: _within(name, "ctxconf.reference")) == []
+def _owner(name: str) -> tuple[int, int] | None:
+    """The layer and the place within it of the package `name` belongs to."""
+    for layer, packages in enumerate(LAYERS.values()):
+        for place, package in enumerate(packages):
+            if _within(name, package):
+                return layer, place
+    return None
 
 
-def test_the_runner_uses_the_reference_through_its_public_surface_only() -> None:
-    def allowed(name: str) -> bool:
-        if _within(name, "ctxconf.reference"):
-            return name == "ctxconf.reference"
-        return not any(_within(name, tool) for tool in TOOLS)
+def _upward(module: str, name: str) -> bool:
+    """Whether `module` importing `name` goes against the layers."""
+    if name in ("ctxconf", "ctxconf.__version__"):  # the package itself: its version
+        return False
+    here, there = _owner(module), _owner(name)
+    if here is None or there is None:
+        return True
+    if there[0] != here[0]:
+        return there[0] > here[0]
+    packages = list(LAYERS.values())[here[0]]
+    if packages[here[1]] == packages[there[1]]:
+        return False
+    if list(LAYERS)[here[0]] == "helpers":
+        return there[1] > here[1]
+    return list(LAYERS)[here[0]] == "ways in"  # the runner and the probe stand apart
 
-    assert _breaks("runner", allowed) == []
+
+def _all_sources() -> list[Path]:
+    return [path for folder in PACKAGES for path in _sources(folder)]
 
 
-def test_the_shared_helpers_import_no_command() -> None:
-    def allowed(name: str) -> bool:
-        return not any(_within(name, tool) for tool in ("ctxconf.cli", "ctxconf.commands"))
+def test_every_module_belongs_to_a_layer() -> None:
+    homeless = [p for p in _all_sources() if _owner(_module(p)[0]) is None]
+    assert [str(p.relative_to(ROOT)) for p in homeless] == ["ctxconf/__init__.py"]
 
-    helpers = [p for p in _sources("ctxconf") if p.parent == ROOT / "ctxconf"]
+
+def test_no_module_imports_above_its_layer() -> None:
     found = [
         f"{path.relative_to(ROOT)}:{line}: {name}"
-        for path in helpers
-        if path.name not in ("cli.py", "__main__.py")
+        for path in _all_sources()
         for line, name in imports(path)
-        if not allowed(name)
+        if _within(name, "ctxconf") and _upward(_module(path)[0], name)
     ]
     assert found == []
 
 
+def test_the_reference_imports_nothing_of_ours() -> None:
+    assert _breaks("reference", lambda name: _within(name, "ctxconf.reference")) == []
+
+
+@pytest.mark.parametrize("folder", ["runner", "probe"])
+def test_the_ways_in_use_the_reference_through_its_public_surface_only(folder: str) -> None:
+    def allowed(name: str) -> bool:
+        return not _within(name, "ctxconf.reference") or name == "ctxconf.reference"
+
+    assert _breaks(folder, allowed) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "upward"),
+    [
+        ("ctxconf.userfiles.document", "ctxconf.specdata.reader", True),
+        ("ctxconf.specdata.reader", "ctxconf.userfiles.document", False),
+        ("ctxconf.runner.engine", "ctxconf.probe.server", True),
+        ("ctxconf.probe.harness", "ctxconf.spectools.validate", True),
+        ("ctxconf.commands.probe", "ctxconf.probe.command", False),
+        ("ctxconf.reference.context", "ctxconf.errors", True),
+        ("ctxconf.newthing", "ctxconf.errors", True),
+    ],
+)
+def test_the_layers_tell_up_from_down(module: str, name: str, upward: bool) -> None:
+    assert _upward(module, name) is upward
+
+
 def test_the_direction_test_sees_a_break() -> None:
-    planted = "from ctxconf.specfile import read_loop\nfrom ...runner import engine\n"
+    planted = "from ctxconf.specdata.reader import read_loop\nfrom ...runner import engine\n"
     path = ROOT / "reference" / "context" / "planted.py"
     found = [name for _, name in imports(path, planted) if _within(name, "ctxconf")]
-    assert found == ["ctxconf.specfile", "ctxconf.runner"]
+    assert found == ["ctxconf.specdata.reader", "ctxconf.runner"]
 
 
 @pytest.mark.parametrize("module", ["ctxconf.reference", "ctxconf.runner.engine"])

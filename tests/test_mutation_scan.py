@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
+
 TOOL = ROOT / "tools" / "mutation_scan.py"
 
 
@@ -67,7 +68,7 @@ def test_a_bad_path_is_a_usage_error(given: str, why: str) -> None:
 
 
 def _bundled_cases() -> list[tuple[str, Any]]:
-    from ctxconf.limits import parse_exact_float
+    from ctxconf.userfiles.limits import parse_exact_float
 
     return [
         (doc["area"], case)

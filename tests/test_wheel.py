@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctxconf.reference import AREAS
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +110,7 @@ def test_installed_wheel_works_from_any_folder(env_dir: Path, tmp_path: Path) ->
         )
         assert done.returncode == 0, f"ctxconf {' '.join(command)}:\n{done.stdout}\n{done.stderr}"
     imported = subprocess.run(
-        [str(python), "-c", "import ctxconf.paths as p; print(p.bundled_spec_dir())"],
+        [str(python), "-c", "import ctxconf.specdata.paths as p; print(p.bundled_spec_dir())"],
         cwd=elsewhere,
         capture_output=True,
         text=True,

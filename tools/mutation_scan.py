@@ -144,7 +144,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from ctxconf.limits import parse_exact_float
+    from ctxconf.userfiles.limits import parse_exact_float
 
     loop = json.loads((ROOT / "spec" / "loop.json").read_text())
     cases = [

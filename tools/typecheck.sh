@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mypy --strict over the package as it installs: ctxconf/, with reference/ and runner/ inside it.
+# mypy --strict over the package as it installs: ctxconf/, with reference/, runner/ and probe/ in it.
 # mypy cannot follow setuptools' package-dir mapping, so it checks a tree of links laid out as
 # the wheel lays the package out.
 set -euo pipefail
@@ -10,5 +10,6 @@ mkdir -p "$tree/ctxconf"
 for entry in "$root"/ctxconf/*; do ln -s "$entry" "$tree/ctxconf/$(basename "$entry")"; done
 ln -s "$root/reference" "$tree/ctxconf/reference"
 ln -s "$root/runner" "$tree/ctxconf/runner"
+ln -s "$root/probe" "$tree/ctxconf/probe"
 cd "$tree"
 python -m mypy --strict --config-file "$root/pyproject.toml" -p ctxconf "$@"

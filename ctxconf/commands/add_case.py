@@ -6,12 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.paths import is_installed_bundle
 from ctxconf.reference import AREAS
-from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
-from ctxconf.specfile import SpecFileError, display, plural, read_loop
+from ctxconf.specdata.folder import (
+    add_spec_argument,
+    announce,
+    report_error,
+    resolve_spec,
+    writable_spec,
+)
+from ctxconf.specdata.paths import is_installed_bundle
+from ctxconf.specdata.reader import read_loop
 from ctxconf.spectools.addcase import AddCaseError, add_cases, yaml_area
-from ctxconf.useryaml import load_user_yaml
+from ctxconf.userfiles.document import SpecFileError, display, plural
+from ctxconf.userfiles.useryaml import load_user_yaml
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

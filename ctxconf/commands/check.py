@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
-from ctxconf.specfile import SpecFileError, plural, read_once
+from ctxconf.specdata.folder import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.spectools.check import check_spec
 from ctxconf.spectools.validate import UnusableInput
+from ctxconf.userfiles.document import SpecFileError, plural, read_once
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
-from ctxconf.specfile import SpecFileError, plural
+from ctxconf.specdata.folder import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.spectools.lint import lint_spec
+from ctxconf.userfiles.document import SpecFileError, plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

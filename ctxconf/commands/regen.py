@@ -7,11 +7,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.paths import is_installed_bundle
-from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec, writable_spec
-from ctxconf.specfile import SpecFileError, display, list_case_files, plural, read_loop
+from ctxconf.specdata.folder import (
+    add_spec_argument,
+    announce,
+    report_error,
+    resolve_spec,
+    writable_spec,
+)
+from ctxconf.specdata.paths import is_installed_bundle
+from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.spectools.regen import CaseChange, RegenResult, regenerate
-from ctxconf.textdiff import visible_diff
+from ctxconf.terminal.textdiff import visible_diff
+from ctxconf.userfiles.document import SpecFileError, display, plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

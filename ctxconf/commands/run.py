@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ctxconf.commands._impl import add_impl_argument
 from ctxconf.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from ctxconf.specdir import add_spec_argument
+from ctxconf.specdata.folder import add_spec_argument
 
 
 def _seconds(text: str) -> float:

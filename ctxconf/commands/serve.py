@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxconf.errors import CtxconfError
     from ctxconf.runner import serve
-    from ctxconf.runner.errors import RunnerError
     from ctxconf.runner.transports import Implementation, import_implementation
 
     implementation: Implementation
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             implementation = import_implementation(args.module, "--module ")
         else:
             implementation = serve.reference(args.spec)
-    except RunnerError as error:
+    except CtxconfError as error:
         print(f"ctxconf serve: {error.describe()}", file=sys.stderr)
         return EXIT_USAGE
     except (OSError, ValueError, KeyError) as error:

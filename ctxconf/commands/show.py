@@ -11,19 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ctxconf import limits
-from ctxconf.spec_rules import Rule, load_rules
-from ctxconf.specdir import add_spec_argument, announce, report_error, resolve_spec
-from ctxconf.specfile import (
-    SpecFileError,
-    display,
-    list_case_files,
-    read_case_file,
-    read_loop,
-)
+from ctxconf.specdata.folder import add_spec_argument, announce, report_error, resolve_spec
+from ctxconf.specdata.reader import list_case_files, read_case_file, read_loop
+from ctxconf.spectext.rules import Rule, load_rules
 from ctxconf.spectools.anchors import Place, implementations
 from ctxconf.spectools.casefile import case_names, find_case
-from ctxconf.textdiff import visible
+from ctxconf.terminal.textdiff import visible
+from ctxconf.userfiles import limits
+from ctxconf.userfiles.document import SpecFileError, display
 
 # Texts shown line by line with their whitespace visible; `plan` and `result` are prefix fields.
 _LONG_FIELDS = ("content", "text", "before", "after", "note", "plan", "result")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from ctxconf.exitcodes import EXIT_FAILED as EXIT_INVALID
 from ctxconf.exitcodes import EXIT_OK, EXIT_USAGE
-from ctxconf.specdir import announce, report_error, resolve_spec
-from ctxconf.specfile import SpecFileError, plural
+from ctxconf.specdata.folder import announce, report_error, resolve_spec
 from ctxconf.spectools.validate import UnusableInput, collect_files, spec_files, validate_files
+from ctxconf.userfiles.document import SpecFileError, plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from ctxconf.errors import CtxconfError
 from ctxconf.exitcodes import EXIT_FAILED as EXIT_FOUND
 from ctxconf.exitcodes import EXIT_OK, EXIT_USAGE
 from ctxconf.fuzzing.findings import describe_finding, finding_document, write_document
@@ -30,7 +31,7 @@ from ctxconf.fuzzing.model import (
 )
 from ctxconf.fuzzing.strategies import ops_of
 from ctxconf.reference import AREAS, REGISTRY, read_loop
-from ctxconf.runner.errors import RunnerError, UsageError
+from ctxconf.runner.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         _check(request)
         config = REGISTRY[request.area].config(read_loop())
         implementation = Implementation(request.impl, timeout=request.timeout, area=request.area)
-    except RunnerError as error:
+    except CtxconfError as error:
         stderr.write(f"ctxconf fuzz: {error.describe()}\n")
         return EXIT_USAGE
     seed = secrets.randbelow(2**32) if request.seed is None else request.seed

@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxconf import limits
-from ctxconf.areaschemas import CASES, spec_validator
-from ctxconf.atomic import write_text_atomic
 from ctxconf.fuzzing.model import DEFAULT_REPORTS, Case, Finding
 from ctxconf.fuzzing.strategies import area_fuzz
 from ctxconf.reference import AREAS
-from ctxconf.textdiff import visible, visible_diff
+from ctxconf.specdata.schemas import CASES, spec_validator
+from ctxconf.terminal.textdiff import visible, visible_diff
+from ctxconf.userfiles import limits
+from ctxconf.userfiles.atomic import write_text_atomic
 
 
 def _rules_guessed() -> frozenset[str]:

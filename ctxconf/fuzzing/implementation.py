@@ -11,7 +11,7 @@ from ctxconf.runner.transports import CaseFailure, KeepsStderr, Transport, trans
 class Implementation:
     """An implementation reached through any transport `ctxconf run` takes, as a SessionRunner.
 
-    Raises `RunnerError` when the SPEC is unusable or the implementation does not start.
+    Raises `CtxconfError` when the SPEC is unusable or the implementation does not start.
     """
 
     def __init__(self, spec: str, *, timeout: float, area: str = AREA) -> None:

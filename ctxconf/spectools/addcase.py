@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxconf.atomic import write_text_atomic
 from ctxconf.reference import AREAS, OPS_BY_AREA, run_area_case
-from ctxconf.spec_rules import load_rules
-from ctxconf.specfile import SpecFileError, display, editing, read_case_file
+from ctxconf.specdata.problems import Problem
+from ctxconf.specdata.reader import editing, read_case_file
+from ctxconf.spectext.rules import load_rules
 from ctxconf.spectools.casefile import with_case
-from ctxconf.spectools.validate import Problem, validate_text
-from ctxconf.useryaml import UserYaml, load_user_yaml
+from ctxconf.spectools.validate import validate_text
+from ctxconf.userfiles.atomic import write_text_atomic
+from ctxconf.userfiles.document import SpecFileError, display
+from ctxconf.userfiles.useryaml import UserYaml, load_user_yaml
 
 _CASE_KEYS = ("name", "description", "rules", "limits", "steps")
 _NEAR = 3  # near matches named for a mistyped op or anchor

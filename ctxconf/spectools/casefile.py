@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxconf import limits
-from ctxconf.jsonpos import value_spans
-from ctxconf.specfile import SpecFileError, editing, read_case_file
+from ctxconf.specdata.reader import editing, read_case_file
+from ctxconf.userfiles import limits
+from ctxconf.userfiles.document import SpecFileError
+from ctxconf.userfiles.jsonpos import value_spans
 
 __all__ = ["FoundCase", "SpecFileError", "case_names", "find_case", "read_cases", "read_json"]
 

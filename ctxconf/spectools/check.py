@@ -7,10 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxconf.specfile import list_case_files, plural, read_loop
+from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.spectools.lint import lint_spec
 from ctxconf.spectools.regen import regenerate
 from ctxconf.spectools.validate import validate_spec
+from ctxconf.userfiles.document import plural
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,12 @@ class Stage:
 def _reference_run(spec: Path) -> list[str]:
     """The reference run as any implementation is run: through the runner, its protocol checks
     and its verdicts (whether the texts are current is regen --check's part)."""
+    from ctxconf.errors import CtxconfError
     from ctxconf.runner.engine import RunOptions, run_suite
-    from ctxconf.runner.errors import RunnerError
 
     try:
         results = run_suite(RunOptions(impl="reference", spec_dir=spec))
-    except RunnerError as error:  # input the other stages let through: a problem, not a crash
+    except CtxconfError as error:  # input the other stages let through: a problem, not a crash
         return [error.message]
     return [
         f"{case.file}: {case.name}: {case.verdict}" + (f": {case.message}" if case.message else "")

@@ -18,15 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import reference
-from ctxconf.jsonpos import value_spans
-from ctxconf.paths import schemas_dir
 from ctxconf.reference import REGISTRY
-from ctxconf.spec_decisions import decision_findings
-from ctxconf.spec_finding import Finding
-from ctxconf.spec_rules import SpecRulesError, markdown_files, parse_rules
-from ctxconf.specfile import LOOP, list_case_files, read_spec_json, read_text_file, unknown_key
+from ctxconf.specdata.paths import schemas_dir
+from ctxconf.specdata.reader import LOOP, list_case_files, read_spec_json, unknown_key
+from ctxconf.spectext.decisions import decision_findings
+from ctxconf.spectext.finding import Finding
+from ctxconf.spectext.rules import SpecRulesError, markdown_files, parse_rules
 from ctxconf.spectools.anchors import Place, implementations
 from ctxconf.spectools.casefile import read_json
+from ctxconf.userfiles.document import read_text_file
+from ctxconf.userfiles.jsonpos import value_spans
 
 # `name` (value): the value plain, or a JSON string that may hold parentheses of its own.
 _QUOTE = re.compile(r'`([a-z_]+(?:\.[a-z_]+)*)` \(("(?:[^"\\]|\\.)*"|[^()]*)\)')

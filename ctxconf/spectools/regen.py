@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxconf.atomic import write_text_atomic
-from ctxconf.jsonpos import value_spans
 from ctxconf.reference import AREAS, run_area_case
-from ctxconf.specfile import display, editing, read_case_file
+from ctxconf.specdata.reader import editing, read_case_file
 from ctxconf.spectools.casefile import indent_at
+from ctxconf.userfiles.atomic import write_text_atomic
+from ctxconf.userfiles.document import display
+from ctxconf.userfiles.jsonpos import value_spans
 
 
 @dataclass(frozen=True)

@@ -17,52 +17,26 @@ raises `UnusableInput`: that is a usage error, not a problem in a file.
 
 from __future__ import annotations
 
-import functools
 import os
-import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import jsonschema_rs
-from jsonschema import Draft202012Validator
-
-from ctxconf.areaschemas import compiled_spec_validator, registry, spec_schema, spec_validator
-from ctxconf.jsonpos import Position, escape, pointer
 from ctxconf.reference import REGISTRY
-from ctxconf.specfile import (
-    CASES,
+from ctxconf.specdata.problems import Document, Problem, file_problems, ordered
+from ctxconf.specdata.reader import CASES, kind_of, list_case_files
+from ctxconf.userfiles.document import (
     SpecFileError,
     SpecJson,
     display,
-    kind_of,
-    list_case_files,
     parse_json_text,
     plural,
     read_json_document,
 )
-from ctxconf.spectools.schema_messages import allowed_keys, named_keys, schema_message
 
 # Steps that make no result, so take no number.
 _NOT_RESULTS = ("compact", "reply")
 _ID_DIGITS = 4
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a file, and where: `file:line:column: pointer: message`."""
-
-    file: str
-    pointer: str
-    line: int
-    column: int
-    message: str
-    code: str
-
-    def __str__(self) -> str:
-        place = f"{self.pointer}: " if self.pointer else ""
-        return f"{self.file}:{self.line}:{self.column}: {place}{self.message}"
 
 
 @dataclass(frozen=True)
@@ -148,30 +122,12 @@ def validate_files(paths: Sequence[Path]) -> list[Problem]:
     problems: list[Problem] = []
     for path in collect_files(paths):
         found = _validate_file(path, loops)
-        problems.extend(_ordered(found))
+        problems.extend(ordered(found))
     return problems
 
 
-@dataclass(frozen=True)
-class _Document:
-    file: str
-    source: SpecJson  # its positions are scanned only when a problem is placed
 
-    @property
-    def data(self) -> Any:
-        return self.source.data
-
-    def problem(self, at: str, message: str, code: str) -> Problem:
-        # A pointer the document lacks (a missing value) is placed at its nearest parent.
-        where = self.source.where
-        known = at
-        while known not in where and known:
-            known = known.rsplit("/", 1)[0]
-        position = where.get(known, Position(1, 1, 0))
-        return Problem(self.file, at, position.line, position.column, message, code)
-
-
-def _parse(path: Path, text: str | None = None) -> _Document | Problem:
+def _parse(path: Path, text: str | None = None) -> Document | Problem:
     """The file's data and positions, or the one problem that keeps it from being JSON within
     the limits; a path that is no readable regular file is unusable input. With `text`, that
     text is validated as if it were the file's."""
@@ -191,63 +147,15 @@ def _parse(path: Path, text: str | None = None) -> _Document | Problem:
             error.reason,
             error.problem_code,
         )
-    return _Document(display(path), document)
+    return Document(display(path), document)
 
 
 _kind = kind_of
 
 
-@functools.cache
-def _schema(kind: str) -> dict[str, Any]:
-    return spec_schema(kind)
-
-
-@functools.cache
-def _validator(kind: str) -> Draft202012Validator:
-    return spec_validator(kind)
-
-
-@functools.cache
-def _compiled(kind: str) -> jsonschema_rs.Validator:
-    return compiled_spec_validator(kind)
-
-
-def _surely_valid(kind: str, data: object) -> bool:
-    """A compiled validator's quick yes: a valid file (every file a run reads) is checked in a
-    few milliseconds, not seconds; a no, or data it cannot take, goes on to the full check, which
-    finds every problem with its place."""
-    try:
-        return bool(_compiled(kind).is_valid(data))
-    except (ValueError, TypeError, OverflowError):  # a lone surrogate, a number past its range
-        return False
-
-
-def _file_problems(doc: _Document, kind: str | None) -> list[Problem]:
-    """The problems a file has on its own: its schema, its texts, its cap."""
-    if kind is None:
-        message = "cannot tell what this file is: a case file has 'cases', loop.json has 'context'"
-        return [doc.problem("", message, "kind")]
-    problems = (
-        [] if _surely_valid(kind, doc.data) else list(_schema_problems(doc, _validator(kind)))
-    )
-    if _ESCAPED_SURROGATE.search(doc.source.text):  # a lone one can only be spelled as an escape
-        problems.extend(_text_problems(doc, doc.data, ""))
-    return problems
-
-
-def _ordered(problems: Iterable[Problem]) -> list[Problem]:
-    return sorted(set(problems), key=lambda p: (p.line, p.column, p.pointer, p.message))
-
-
-def document_problems(document: SpecJson, kind: str | None) -> list[Problem]:
-    """The problems of one parsed spec file on its own (the spec reader's check), in order."""
-    doc = _Document(display(document.path), document)
-    return _ordered(_file_problems(doc, kind))
-
-
 def validate_text(path: Path, text: str) -> list[Problem]:
     """Every problem `text` would have as the file `path` (a file about to be written)."""
-    return _ordered(_validate_file(path, {}, text))
+    return ordered(_validate_file(path, {}, text))
 
 
 def _validate_file(
@@ -257,60 +165,10 @@ def _validate_file(
     if isinstance(parsed, Problem):
         return [parsed]
     kind = _kind(path, parsed.data)
-    problems = _file_problems(parsed, kind)
+    problems = file_problems(parsed, kind)
     if kind == CASES:
         problems.extend(_case_problems(parsed, _loop_for(path, loops)))
     return problems
-
-
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _text_problems(doc: _Document, value: object, at: str) -> Iterator[Problem]:
-    """Strings that are not text: JSON can spell a lone surrogate (`"\\ud800"`), which no file
-    content holds and which cannot be hashed as UTF-8."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as error:
-            message = (
-                f"not text: a lone surrogate U+{ord(value[error.start]):04X} at character "
-                f"{error.start}"
-            )
-            yield doc.problem(at, message, "not-text")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _text_problems(doc, item, f"{at}/{escape(str(key))}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _text_problems(doc, item, f"{at}/{index}")
-
-
-# --- schema errors -------------------------------------------------------------------------------
-
-
-def _schema_problems(doc: _Document, validator: Draft202012Validator) -> Iterator[Problem]:
-    for error in validator.iter_errors(doc.data):
-        at = pointer(error.absolute_path)
-        keyword = str(error.validator)
-        schema = error.schema if isinstance(error.schema, Mapping) else {}
-        if keyword == "additionalProperties" and isinstance(error.instance, dict):
-            # One problem per unknown key, placed at the key's own value.
-            allowed = list(schema.get("properties", {}))
-            for key in error.instance:
-                if key not in allowed:
-                    message = f"unknown key {key!r}{allowed_keys(allowed)}"
-                    yield doc.problem(f"{at}/{escape(key)}", message, "schema.unknown-key")
-            continue
-        if keyword == "unevaluatedProperties" and isinstance(error.instance, dict):
-            # A shape shared with the protocol, closed by the case file: the same words.
-            named = named_keys(error, validator, registry())
-            for key in error.instance:
-                if named is not None and key not in named:
-                    message = f"unknown key {key!r}{allowed_keys(named)}"
-                    yield doc.problem(f"{at}/{escape(key)}", message, "schema.unknown-key")
-            continue
-        yield doc.problem(at, schema_message(error, schema), f"schema.{keyword}")
 
 
 # --- checks beyond the schemas -------------------------------------------------------------------
@@ -342,7 +200,7 @@ def _loop_for(path: Path, loops: dict[Path, _Loop | None]) -> _Loop | None:
     return None
 
 
-def _case_problems(doc: _Document, own: _Loop | None) -> Iterator[Problem]:
+def _case_problems(doc: Document, own: _Loop | None) -> Iterator[Problem]:
     data = doc.data
     version = _dig(data, "version")
     if own is not None and isinstance(own.version, str) and isinstance(version, str):
@@ -373,7 +231,7 @@ def _case_problems(doc: _Document, own: _Loop | None) -> Iterator[Problem]:
         # (ctx.cap.head-tail), so any positive limits the schema allows are valid.
 
 
-def _step_problems(doc: _Document, at: str, steps: object, expect: object) -> Iterator[Problem]:
+def _step_problems(doc: Document, at: str, steps: object, expect: object) -> Iterator[Problem]:
     if not isinstance(steps, list):
         return
     if isinstance(expect, list) and len(expect) != len(steps):

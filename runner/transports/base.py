@@ -15,8 +15,8 @@ import socket
 import threading
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ctxconf import limits
-from ctxconf.limits import LimitError, parse_json
+from ctxconf.userfiles import limits
+from ctxconf.userfiles.limits import LimitError, parse_json
 
 Message = dict[str, Any]
 FailureKind = Literal["error", "timeout", "crash"]

@@ -20,8 +20,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ctxconf import limits
-from ctxconf.limits import LimitError, dumps_checked, parse_json
+from ctxconf.userfiles import limits
+from ctxconf.userfiles.limits import LimitError, dumps_checked, parse_json
 
 from .base import START_SECONDS, CaseFailure, Message, check_characters, clamp_timeout
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from ctxconf.paths import schemas_dir
+from ctxconf.specdata.paths import schemas_dir
 from tests.cli import ctxconf
 
 from .helpers import fake_profile

@@ -7,9 +7,9 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from ctxconf.paths import schemas_dir
 from ctxconf.probe.profile import bundled_profiles, load_profile
 from ctxconf.probe.scenario import bundled_scenarios, load_scenario
+from ctxconf.specdata.paths import schemas_dir
 
 NINE = [
     "aider",

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from ctxconf.paths import schemas_dir
 from ctxconf.probe.checks import CheckResult, judge
 from ctxconf.probe.harness import run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
+from ctxconf.specdata.paths import schemas_dir
 from tests.cli import ctxconf
 
 from .helpers import FAKES, fake_profile

@@ -1,0 +1,85 @@
+"""What `ctxconf probe` does, behind its thin command module: probe one harness, list what is
+bundled, or build the matrix of several results files."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TextIO
+
+from ctxconf.userfiles.atomic import write_text_atomic
+
+from . import results
+from .checks import judge
+from .errors import ProbeDataError
+from .harness import run_probe
+from .pages import matrix_html, matrix_markdown, run_page
+from .profile import bundled_profiles, load_profile
+from .scenario import bundled_scenarios, load_scenario
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, text)
+
+
+def probe(
+    harness: str,
+    scenario_name: str,
+    bins: list[Path],
+    timeout: float | None,
+    keep: bool,
+    html: Path | None,
+    json: Path | None,
+    out: TextIO,
+) -> int:
+    profile = load_profile(harness)
+    scenario = load_scenario(scenario_name)
+    if timeout is not None:
+        profile = dataclasses.replace(profile, timeout=timeout)
+    if html is None and json is None:
+        stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
+        html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
+    logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
+    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep)
+    checks = judge(run)
+    logs = sorted(logs_dir.glob("requests-*.jsonl"))
+    data = results.to_data(run, checks, logs)
+    if json is not None:
+        results.write(json, data)
+    if html is not None:
+        _write(html, run_page(data))
+    version = run.version or "version unknown"
+    out.write(
+        f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
+    )
+    for check in checks:
+        out.write(f"  {check.verdict:<12} {check.id:<15} {check.summary}\n")
+    if run.kept:
+        out.write(f"the last session's folders are kept in {run.kept}\n")
+    failed = sum(1 for c in checks if c.verdict in results.FAILING)
+    out.write(f"{failed} check failed\n" if failed == 1 else f"{failed} checks failed\n")
+    return results.exit_code(checks)
+
+
+def list_bundled(out: TextIO) -> int:
+    out.write("harnesses: " + ", ".join(bundled_profiles()) + "\n")
+    out.write("scenarios: " + ", ".join(bundled_scenarios()) + "\n")
+    return 0
+
+
+def matrix(files: list[Path], html: Path | None, markdown: Path | None, out: TextIO) -> int:
+    runs = [results.load(path) for path in files]
+    if not runs:
+        raise ProbeDataError("--matrix needs at least one results file")
+    if html is None and markdown is None:
+        out.write(matrix_markdown(runs))
+        return 0
+    if html is not None:
+        _write(html, matrix_html(runs))
+    if markdown is not None:
+        _write(markdown, matrix_markdown(runs))
+    return 0
+
+
+__all__ = ["list_bundled", "matrix", "probe"]

@@ -1,0 +1,143 @@
+"""Harness profiles as data: how to point one harness at the mock and play a turn with it.
+
+A profile is a YAML file checked against `probe/data/schemas/profile.schema.json`; the nine bundled
+ones live in `data/harnesses/`. Strings in `files`, `env` and the commands may hold
+placeholders, replaced when a run starts: `{base_url}`, `{port}`, `{home}`, `{work}`,
+`{message}`, `{python}` and `{profile_dir}` (the folder of the profile file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from ctxconf.userfiles.document import SpecFileError
+from ctxconf.userfiles.useryaml import load_user_yaml
+
+from .errors import ProbeDataError
+from .schemas import validate_data
+from .wire import Shape
+
+DriveMode = Literal["per-turn", "one-process", "stream-json", "stdin-script"]
+ClockMode = Literal["faketime", "static", "self"]
+
+
+@dataclass(frozen=True)
+class UsageOutput:
+    """Where the harness shows the cached tokens: a dotted key path (`*` any key) in the JSON
+    it prints (`stdout`), or in a JSON file it writes (a path relative to the work folder)."""
+
+    key: str
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class Drive:
+    mode: DriveMode
+    first: tuple[
+        str, ...
+    ]  # per-turn, stream-json, stdin-script: the command of the (first) process
+    resume: tuple[str, ...] = ()  # per-turn: the command of every later turn
+    message_line: str = ""  # stream-json: one turn's line; stdin-script: one turn's lines
+    turn_done_key: str = "type"  # stream-json: a JSON line with key == value ends a turn
+    turn_done_value: str = "result"
+    script_end: str = ""  # stdin-script: the lines after the last turn
+    script: str = ""  # stdin-script: the whole input, for a harness the turns do not fit
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    api: Shape
+    drive: Drive
+    version_seen: str | None
+    version_command: tuple[str, ...]
+    install: Mapping[str, str]
+    files: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    usage_output: UsageOutput | None = None
+    text_tool: str | None = None
+    text_command: str | None = None
+    clock: ClockMode = "faketime"
+    clock_note: str = ""
+    timeout: float = 180.0
+    notes: str = ""
+    source: Path | None = None
+
+    @property
+    def plays_one_turn(self) -> bool:
+        """A one-process harness whose command takes one message plays the first turn alone."""
+        drive = self.drive
+        return drive.mode == "one-process" and not any(
+            a.startswith("{messages") for a in drive.first
+        )
+
+
+def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
+    validate_data(data, "profile", source)
+    drive = data["drive"]
+    usage = data.get("usage_output")
+    return Profile(
+        name=data["name"],
+        description=data["description"],
+        api=data["api"],
+        drive=Drive(
+            mode=drive["mode"],
+            first=tuple(drive["command"]),
+            resume=tuple(drive.get("resume", ())),
+            message_line=drive.get("message", ""),
+            turn_done_key=drive.get("turn_done", {}).get("key", "type"),
+            turn_done_value=drive.get("turn_done", {}).get("value", "result"),
+            script_end=drive.get("end", ""),
+            script=drive.get("script", ""),
+        ),
+        version_seen=data.get("version_seen"),
+        version_command=tuple(data.get("version_command", ())),
+        install=data.get("install", {}),
+        files=data.get("files", {}),
+        env=data.get("env", {}),
+        usage_output=None if usage is None else UsageOutput(usage["key"], usage.get("file")),
+        text_tool=data.get("text_tool"),
+        text_command=data.get("text_command"),
+        clock=data.get("clock", "faketime"),
+        clock_note=data.get("clock_note", ""),
+        timeout=float(data.get("timeout", 180)),
+        notes=data.get("notes", ""),
+        source=path,
+    )
+
+
+def _harness_folder() -> Any:
+    return resources.files("ctxconf.probe") / "data" / "harnesses"
+
+
+def bundled_profiles() -> list[str]:
+    names = (p.name for p in _harness_folder().iterdir())
+    return sorted(n[: -len(".yaml")] for n in names if n.endswith(".yaml"))
+
+
+def load_profile(name_or_path: str) -> Profile:
+    """A bundled profile by harness name, or a profile file by path. A user's file goes through
+    the project's one reader of user-written YAML, so it is bounded like any other."""
+    if name_or_path in bundled_profiles():
+        file = _harness_folder() / f"{name_or_path}.yaml"
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))  # shipped with the package
+        return profile_from_data(data, f"harness {name_or_path}", None)
+    path = Path(name_or_path)
+    if not path.is_file():
+        known = ", ".join(bundled_profiles())
+        raise ProbeDataError(f"{name_or_path}: no such harness profile (bundled: {known})")
+    try:
+        data = load_user_yaml(path, "harness profile").data
+    except SpecFileError as error:
+        raise ProbeDataError(error.message) from None
+    return profile_from_data(data, str(path), path.resolve())
+
+
+__all__ = ["Drive", "Profile", "UsageOutput", "bundled_profiles", "load_profile"]

@@ -1,0 +1,156 @@
+"""Scenarios as data: the sessions to play, each turn's user message and the model's steps.
+
+A scenario file is JSON checked against `probe/data/schemas/scenario.schema.json`. Steps are
+abstract (read a file, run a command, answer with text); `mapping` turns each into a call of
+a tool the harness offers. The steps of every turn form one list, numbered from 0, which the
+mock indexes by the number of assistant turns a request carries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ctxconf.userfiles.limits import LimitError, parse_json
+
+from .errors import ProbeDataError
+from .schemas import validate_data
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # "read", "bash" or "text"
+    value: str  # the path, the command or the text
+    label: str | None  # what a check looks for: "reread", "long-output", …
+
+
+@dataclass(frozen=True)
+class Turn:
+    user: str
+    steps: tuple[Step, ...]
+    new_process: bool  # played by a new process resuming the session
+    clock: datetime | None  # the clock when this turn starts, if it moves
+    # Seconds after the mock sends this turn's first step, a call, before the harness's process
+    # group is killed: a crash while the harness runs the tool.
+    kill_after_call_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    files: dict[str, str]
+    sessions: tuple[datetime | None, ...]  # each session's starting clock (None: the real one)
+    turns: tuple[Turn, ...]
+
+    def steps(self) -> list[Step]:
+        return [step for turn in self.turns for step in turn.steps]
+
+    def first_step_of_turn(self, turn: int) -> int:
+        return sum(len(t.steps) for t in self.turns[:turn])
+
+    def killed_turn(self) -> int | None:
+        """The turn whose process is killed mid-call, if the scenario has one."""
+        return next((n for n, t in enumerate(self.turns) if t.kill_after_call_s is not None), None)
+
+    def rebased_turns(self) -> dict[str, int]:
+        """The turns after a kill, by user message, each with its first step: the history a
+        resumed harness sends may keep, repair or drop the interrupted call, so the mock counts
+        their steps from the request that brings the message, not from the session's start."""
+        killed = self.killed_turn()
+        if killed is None:
+            return {}
+        return {t.user: self.first_step_of_turn(n) for n, t in enumerate(self.turns) if n > killed}
+
+
+def _step(data: dict[str, Any]) -> Step:
+    for kind in ("read", "bash", "text"):
+        if kind in data:
+            return Step(kind, str(data[kind]), data.get("label"))
+    raise AssertionError("the schema allows no other step")  # pragma: no cover
+
+
+def _clock(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def _files(data: dict[str, Any]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for name, spec in data.items():
+        if isinstance(spec, str):
+            files[name] = spec
+        else:  # {"lines": N, "template": "..."}: a text too dull to write out
+            files[name] = "".join(
+                spec["template"].format(n=n) + "\n" for n in range(1, spec["lines"] + 1)
+            )
+    return files
+
+
+def _check_kills(data: dict[str, Any], source: str) -> None:
+    """A kill needs a call to interrupt and a later turn to resume: the schema cannot say so."""
+    turns = data["turns"]
+    for number, turn in enumerate(turns):
+        if "kill_after_call_s" not in turn:
+            continue
+        where = f"{source}: at /turns/{number}/kill_after_call_s"
+        if "text" in turn["steps"][0]:
+            raise ProbeDataError(f"{where}: the turn's first step must be a call (read or bash)")
+        if number == len(turns) - 1:
+            raise ProbeDataError(f"{where}: a killed turn needs a later turn to resume it")
+        if number == 0:
+            raise ProbeDataError(f"{where}: a killed turn needs a complete turn before it")
+        if any("kill_after_call_s" in t for t in turns[number + 1 :]):
+            raise ProbeDataError(f"{where}: a scenario kills one turn at most")
+
+
+def scenario_from_data(data: Any, source: str) -> Scenario:
+    validate_data(data, "scenario", source)
+    _check_kills(data, source)
+    return Scenario(
+        name=data["name"],
+        description=data["description"],
+        files=_files(data.get("files", {})),
+        sessions=tuple(_clock(s.get("clock")) for s in data.get("sessions", [{}])),
+        turns=tuple(
+            Turn(
+                user=t["user"],
+                steps=tuple(_step(s) for s in t["steps"]),
+                new_process=bool(t.get("new_process", False)),
+                clock=_clock(t.get("clock")),
+                kill_after_call_s=t.get("kill_after_call_s"),
+            )
+            for t in data["turns"]
+        ),
+    )
+
+
+def bundled_scenarios() -> list[str]:
+    folder = resources.files("ctxconf.probe") / "data" / "scenarios"
+    return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """A bundled scenario by name, or a scenario file by path."""
+    if name_or_path in bundled_scenarios():
+        file = resources.files("ctxconf.probe") / "data" / "scenarios" / f"{name_or_path}.json"
+        source, text = f"scenario {name_or_path}", file.read_text(encoding="utf-8")
+    else:
+        path = Path(name_or_path)
+        if not path.is_file():
+            known = ", ".join(bundled_scenarios())
+            raise ProbeDataError(f"{name_or_path}: no such scenario (bundled: {known})")
+        source, text = str(path), path.read_text(encoding="utf-8")
+    try:
+        data = parse_json(text)  # bounded like every JSON read from outside
+    except json.JSONDecodeError as e:
+        raise ProbeDataError(f"{source}:{e.lineno}:{e.colno}: {e.msg}") from None
+    except LimitError as e:
+        raise ProbeDataError(f"{source}: {e}") from None
+    return scenario_from_data(data, source)
+
+
+__all__ = ["Scenario", "Step", "Turn", "bundled_scenarios", "load_scenario", "scenario_from_data"]

@@ -1,0 +1,1 @@
+"""The command line and the pytest plugin, as users meet them."""

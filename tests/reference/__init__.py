@@ -1,0 +1,1 @@
+"""The reference against its own cases, and the suite against broken copies of it."""

@@ -1,0 +1,1 @@
+"""The context area's reference: diffs, caps and windows."""

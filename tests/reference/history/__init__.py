@@ -1,0 +1,1 @@
+"""The history area's reference, its cases, its checks and its fuzzing."""

@@ -1,0 +1,1 @@
+"""The prefix area's reference and the faults its cases catch."""

@@ -1,0 +1,61 @@
+"""Decision isolation: reading one decision the other way costs exactly that decision's cases.
+
+For each decision of the spec, a variant of the reference takes the other reading; it must fail
+every case tagged with the decision and pass every other case. Every other rule keeps a case that
+names no decision, and the wrong shortcuts of `decision_variants.SHORTCUTS` each fail a case of
+the rule they break.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxconf.spectext.decisions import load_decisions
+from tests.bundled_suite import CASES, SPEC, failing_cases
+from tests.decision_variants import DECISION_VARIANTS, SHORTCUTS
+from tests.mutants import Mutant, load_mutant
+
+DECISIONS = load_decisions(SPEC)
+
+
+def _tagged(anchor: str) -> set[str]:
+    return {case["name"] for _, case in CASES if anchor in case["rules"]}
+
+
+def test_every_decision_has_a_variant() -> None:
+    assert DECISIONS, "the spec has no Decisions table"
+    assert set(DECISIONS) == set(DECISION_VARIANTS)
+
+
+@pytest.mark.parametrize("anchor", sorted(DECISION_VARIANTS))
+def test_the_other_reading_fails_exactly_the_decisions_cases(anchor: str, tmp_path: Path) -> None:
+    failing = set(failing_cases(load_mutant(DECISION_VARIANTS[anchor], tmp_path)))
+    tagged = _tagged(anchor)
+    assert tagged, f"no case is tagged {anchor}"
+    assert not failing - tagged, (
+        f"the other reading of {anchor} also fails {sorted(failing - tagged)}"
+    )
+    assert not tagged - failing, (
+        f"cases tagged {anchor} pass its other reading: {sorted(tagged - failing)}"
+    )
+
+
+def test_every_other_rule_has_a_case_free_of_decisions() -> None:
+    decided = set(DECISIONS)
+    anchors = {anchor for _, case in CASES for anchor in case["rules"]} - decided
+    lacking = sorted(
+        anchor
+        for anchor in anchors
+        if not any(
+            anchor in case["rules"] and not decided & set(case["rules"]) for _, case in CASES
+        )
+    )
+    assert not lacking, f"every case of these rules also names a decision: {lacking}"
+
+
+@pytest.mark.parametrize("shortcut", SHORTCUTS, ids=lambda m: f"{m.rule}:{m.name}")
+def test_a_shortcut_fails_a_case_of_its_rule(shortcut: Mutant, tmp_path: Path) -> None:
+    failing = set(failing_cases(load_mutant(shortcut, tmp_path))) & _tagged(shortcut.rule)
+    assert failing, f"the shortcut {shortcut.name} passes every case tagged {shortcut.rule}"

@@ -1,0 +1,1 @@
+"""The conformance runner: transports, the run, its results, its report."""

@@ -1,0 +1,1 @@
+"""The spec text's rules and decisions."""

@@ -1,0 +1,1 @@
+"""The spec editor's commands: validate, lint, regen, add-case, check, show."""

@@ -1,0 +1,1 @@
+"""Reading and writing a user's files."""
