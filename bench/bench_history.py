@@ -41,7 +41,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench_reference import _WORDS, SEED, Thunk, _code_line, heap_peak, machine_lines, time_rounds
+import readme
+from bench_reference import (
+    _WORDS,
+    README,
+    SEED,
+    Thunk,
+    _code_line,
+    heap_peak,
+    machine_lines,
+    time_rounds,
+)
 from bench_reference import write_readme as write_section
 from bench_scale import _load, _mb, _spread
 
@@ -815,6 +825,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="update the History section of bench/README.md with this run",
     )
     args = parser.parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     sizes = QUICK if args.quick else FULL
     load_before = _load()
     with tempfile.TemporaryDirectory(prefix="ctxconf-history-rev-") as folder:
@@ -833,7 +845,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     section = render(results, sizes, args.quick, load_before)
     print(section, end="")
     if args.write_readme:
-        write_section(section, markers=(START_MARKER, END_MARKER))
+        if not readme.written(lambda: write_section(section, markers=(START_MARKER, END_MARKER))):
+            return 2
         print("\nwrote bench/README.md", file=sys.stderr)
     return 0
 

@@ -39,6 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import readme  # a sibling script, not a package
+
 import ctxconf.reference as reference_package
 from ctxconf.reference import Session
 from ctxconf.reference.context.config import ContextConfig
@@ -734,6 +736,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     if shutil.which("diff") is None:
         print("error: GNU diff is not on PATH (hint: install diffutils)", file=sys.stderr)
         return 2
@@ -754,7 +758,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     section = render(rows, profiles, sizes, args.quick, load_before)
     print(section, end="")
     if args.write_readme:
-        write_readme(section)
+        if not readme.written(lambda: write_readme(section)):
+            return 2
         print(f"\nwrote {README}", file=sys.stderr)
     return 0
 

@@ -27,7 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import readme
 from bench_reference import (
+    README,
     SEED,
     GnuDiff,
     Thunk,
@@ -389,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="update the growth section of bench/README.md with this run",
     )
     args = parser.parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     if shutil.which("diff") is None:
         print("error: GNU diff is not on PATH (hint: install diffutils)", file=sys.stderr)
         return 2
@@ -405,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     section = render(benches, args.quick, load_before, sizes.rounds)
     print(section, end="")
     if args.write_readme:
-        write_readme(section, markers=(START_MARKER, END_MARKER))
+        if not readme.written(lambda: write_readme(section, markers=(START_MARKER, END_MARKER))):
+            return 2
         print("\nwrote bench/README.md", file=sys.stderr)
     return 0
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ctxconf.errors import CtxconfError
 from ctxconf.reference import AREAS
 from ctxconf.specdata.folder import (
     add_spec_argument,
@@ -17,6 +18,7 @@ from ctxconf.specdata.folder import (
 from ctxconf.specdata.paths import is_installed_bundle
 from ctxconf.specdata.reader import read_loop
 from ctxconf.spectools.addcase import AddCaseError, add_cases, yaml_area
+from ctxconf.userfiles.atomic import check_output
 from ctxconf.userfiles.document import SpecFileError, display, plural
 from ctxconf.userfiles.useryaml import load_user_yaml
 
@@ -59,11 +61,12 @@ def run(args: argparse.Namespace) -> int:
         writable_spec(folder)
         if is_installed_bundle(target.resolve().parent.parent):
             writable_spec(target.resolve().parent.parent)
+        check_output(target)  # before the reference runs the cases
         names = add_cases(args.yaml, target, loop, folder)
     except AddCaseError as error:
         print(error, file=sys.stderr)
         return 1
-    except SpecFileError as error:
+    except CtxconfError as error:  # a spec file refused, or a case file that cannot be written
         return report_error("add-case", error, sys.stderr)
     print(f"added {plural(len(names), 'case')} to {display(target)}: {', '.join(names)}")
     return 0

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ctxconf.errors import CtxconfError
 from ctxconf.specdata.folder import (
     add_spec_argument,
     announce,
@@ -18,7 +19,7 @@ from ctxconf.specdata.paths import is_installed_bundle
 from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.spectools.regen import CaseChange, RegenResult, regenerate
 from ctxconf.terminal.textdiff import visible_diff
-from ctxconf.userfiles.document import SpecFileError, display, plural
+from ctxconf.userfiles.document import display, plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 if is_installed_bundle(file.resolve().parent.parent):
                     writable_spec(file.resolve().parent.parent)
         result = regenerate(files, loop, check=args.check, accept_authors=args.accept_authors)
-    except SpecFileError as error:
+    except CtxconfError as error:  # a spec file refused, or one that cannot be written
         return report_error("regen", error, sys.stderr)
     print_result(result, check=args.check)
     if result.errors or result.disagreements:

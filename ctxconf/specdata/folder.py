@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
+from ctxconf.errors import CtxconfError
 from ctxconf.specdata.paths import bundled_spec_dir, is_installed_bundle
 from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.userfiles.document import SpecFileError, display
@@ -106,7 +107,7 @@ def writable_spec(folder: Path) -> Path:
     return folder
 
 
-def report_error(command: str, error: SpecFileError, stream: TextIO) -> int:
+def report_error(command: str, error: CtxconfError, stream: TextIO) -> int:
     """Say why a spec command cannot work on its input, as every spec command says it; exit 2."""
     print(f"ctxconf {command}: {error.message}", file=stream)
     if error.hint:

@@ -5,15 +5,17 @@ from __future__ import annotations
 import difflib
 import re
 
+from ctxconf.terminal.controls import visible_controls
+
 _TRAILING = re.compile(r"[ ]+$")
-# Characters some libraries take for line breaks, and other invisible controls.
-_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+# Beside the controls: characters some libraries take for line breaks, and the invisible BOM.
+_INVISIBLE = "\u2028\u2029\ufeff"
 
 
 def visible(line: str) -> str:
     """`line` with tabs, carriage returns, trailing spaces and invisible characters shown."""
     line = line.replace("\t", "→").replace("\r", "␍")
-    line = _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", line)
+    line = visible_controls(line, also=_INVISIBLE)
     return _TRAILING.sub(lambda m: "·" * len(m.group()), line)
 
 
