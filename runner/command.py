@@ -16,6 +16,7 @@ from ctxconf.errors import CtxconfError
 from ctxconf.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 from ctxconf.specdata.folder import announce
 from ctxconf.spectext.decisions import load_decisions
+from ctxconf.spectext.rules import unreadable_texts
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import OutputError, check_outputs, write_text_atomic
 from ctxconf.userfiles.document import display
@@ -130,6 +131,8 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
             check_outputs(outputs_of(request))  # before the run: a refused path costs no run
             spec_dir = resolve_spec_dir(request.options.spec_dir)
             announce(spec_dir, stderr)
+            for unread in unreadable_texts(spec_dir):  # they only decorate the failures
+                warn(f"{unread.message}: its rules and decisions are not shown")
             results = run_suite(
                 request.options,
                 results_path=request.json,
@@ -170,8 +173,8 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
             stderr.write(f"interrupted: {ran} of {of} ran; the results hold {ran}\n")
         stdout.write(summary_line(footer.totals, time.perf_counter() - begun) + "\n")
         stdout.flush()
-        for error in failed:
-            stderr.write(f"ctxconf run: {error.describe()}\n")
+        for unwritten in failed:
+            stderr.write(f"ctxconf run: {unwritten.describe()}\n")
         if failed and not footer.interrupted:
             return EXIT_USAGE
         return EXIT_INTERRUPTED if footer.interrupted else footer.exit_code

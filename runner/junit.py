@@ -100,5 +100,7 @@ def junit_tree(results: Results) -> ET.ElementTree:
 
 def write_junit(results: Results, path: Path) -> None:
     """The JUnit XML of `results`, written by the one writer (atomically, to a regular file)."""
-    text = ET.tostring(junit_tree(results).getroot(), encoding="unicode")
+    root = junit_tree(results).getroot()
+    assert root is not None  # junit_tree makes its tree around a root
+    text = ET.tostring(root, encoding="unicode")
     write_text_atomic(path, "<?xml version='1.0' encoding='utf-8'?>\n" + text)

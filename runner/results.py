@@ -416,12 +416,26 @@ def load(path: Path) -> Results:
         )
     if "footer" not in data:
         raise cut_short
-    problems = schema_problems(data)
+    problems = schema_problems(data) or duplicate_cases(data["cases"])
     if problems:
         shown = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise ResultsFileError(f"{path}: not a valid results file:\n{shown}{more}")
     return results_from_json(data)
+
+
+def duplicate_cases(cases: list[dict[str, Any]]) -> list[str]:
+    """A case given more than once (by area and name), with where: a run writes each case once,
+    so such a file was put together by hand, and its counts and comparisons would be wrong."""
+    where: dict[tuple[str, str], list[int]] = {}
+    for index, case in enumerate(cases):
+        where.setdefault((case["area"], case["name"]), []).append(index)
+    return [
+        f"cases/{places[0]}: the case {area}/{name} is given {len(places)} times "
+        f"(cases {', '.join(map(str, places))}); a run writes each case once"
+        for (area, name), places in where.items()
+        if len(places) > 1
+    ]
 
 
 load_results = load  # the name the report module looks for

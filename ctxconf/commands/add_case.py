@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from ctxconf.specdata.folder import (
     writable_spec,
 )
 from ctxconf.specdata.paths import is_installed_bundle
-from ctxconf.specdata.reader import read_loop
+from ctxconf.specdata.reader import check_case_folder, read_loop
 from ctxconf.spectools.addcase import AddCaseError, add_cases, yaml_area
 from ctxconf.userfiles.atomic import check_output
 from ctxconf.userfiles.document import SpecFileError, display, plural
@@ -57,10 +58,11 @@ def run(args: argparse.Namespace) -> int:
         folder = resolve_spec(args.spec)
         announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
+        check_case_folder(folder)
         target = args.to or folder / "conformance" / f"{_named_area(args.yaml)}.json"
         writable_spec(folder)
-        if is_installed_bundle(target.resolve().parent.parent):
-            writable_spec(target.resolve().parent.parent)
+        if is_installed_bundle(Path(os.path.realpath(target)).parent.parent):
+            writable_spec(Path(os.path.realpath(target)).parent.parent)
         check_output(target)  # before the reference runs the cases
         names = add_cases(args.yaml, target, loop, folder)
     except AddCaseError as error:

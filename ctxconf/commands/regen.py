@@ -4,6 +4,7 @@ what changed."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -80,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.check:
             writable_spec(folder)
             for file in files:
-                if is_installed_bundle(file.resolve().parent.parent):
-                    writable_spec(file.resolve().parent.parent)
+                if is_installed_bundle(Path(os.path.realpath(file)).parent.parent):
+                    writable_spec(Path(os.path.realpath(file)).parent.parent)
         result = regenerate(files, loop, check=args.check, accept_authors=args.accept_authors)
     except CtxconfError as error:  # a spec file refused, or one that cannot be written
         return report_error("regen", error, sys.stderr)

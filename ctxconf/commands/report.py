@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     except CtxconfError as error:  # a results file refused, or a page that cannot be written
         print(f"ctxconf report: {error.describe()}", file=sys.stderr)
         return 2
+    for reason in outcome.unread_texts:
+        print(f"warning: {reason}: its rules are not in the page", file=sys.stderr)
     if outcome.comparison is not None:
         # Case names come from the results files, which anyone may have written.
         print(visible_controls(format_comparison(outcome.comparison)))
