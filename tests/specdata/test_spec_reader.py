@@ -89,6 +89,7 @@ _CASE_EDITS: dict[str, Callable[[dict], None]] = {  # type: ignore[type-arg]
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", list(_CASE_EDITS), ids=list(_CASE_EDITS))
 def test_wrong_types_at_any_depth_are_refused_by_the_schema(spec: Path, edit: str) -> None:
     path = spec / "conformance" / "context.json"
@@ -179,6 +180,7 @@ def _bomb() -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "place", "words"),
     [
