@@ -50,9 +50,9 @@ from bench_reference import (
     _code_line,
     heap_peak,
     machine_lines,
+    publish,
     time_rounds,
 )
-from bench_reference import write_readme as write_section
 from bench_scale import _load, _mb, _spread
 
 import ctxconf.reference.history as history_package
@@ -843,11 +843,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
         results = run(sizes, earlier, args.against)
     section = render(results, sizes, args.quick, load_before)
-    print(section, end="")
-    if args.write_readme:
-        if not readme.written(lambda: write_section(section, markers=(START_MARKER, END_MARKER))):
-            return 2
-        print("\nwrote bench/README.md", file=sys.stderr)
+    if not publish(section, (START_MARKER, END_MARKER), args.write_readme):
+        return 2
     return 0
 
 

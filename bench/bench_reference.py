@@ -723,6 +723,17 @@ def write_readme(
     write_text_atomic(path, joined)
 
 
+def publish(section: str, markers: tuple[str, str], write: bool) -> bool:
+    """Print a benchmark's section; with `write`, also put it between its markers in the README;
+    False when the README could not be written (why, on stderr)."""
+    print(section, end="")
+    if write:
+        if not readme.written(lambda: write_readme(section, markers=markers)):
+            return False
+        print(f"\nwrote {README}", file=sys.stderr)
+    return True
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small inputs, for a smoke run")
@@ -756,12 +767,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(row)
             profiles.append(profile)
     section = render(rows, profiles, sizes, args.quick, load_before)
-    print(section, end="")
-    if args.write_readme:
-        if not readme.written(lambda: write_readme(section)):
-            return 2
-        print(f"\nwrote {README}", file=sys.stderr)
-    return 0
+    return 0 if publish(section, (START_MARKER, END_MARKER), args.write_readme) else 2
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Each decision of the history area read the other way: one variant of the reference per
 decision anchor of spec/history.md, taking the "other reading" of its Decisions table.
 
-Each variant must fail exactly the cases tagged with its decision (tests/test_decisions.py runs
-them once they join `DECISION_VARIANTS`). They are `Mutant`s, built by `load_mutant`.
+Each variant must fail exactly the cases tagged with its decision (tests/reference/test_decisions.py
+runs them once they join `DECISION_VARIANTS`). They are `Mutant`s, built by `load_mutant`.
 """
 
 from __future__ import annotations

@@ -9,13 +9,7 @@ import sys
 from pathlib import Path
 
 from ctxconf.errors import CtxconfError
-from ctxconf.specdata.folder import (
-    add_spec_argument,
-    announce,
-    report_error,
-    resolve_spec,
-    writable_spec,
-)
+from ctxconf.specdata import folder as spec_folder
 from ctxconf.specdata.paths import is_installed_bundle
 from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.spectools.regen import CaseChange, RegenResult, regenerate
@@ -42,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rewrite the authors' cases too (origin: authors) after a spec edit that changes "
         "them, and print each change for review",
     )
-    add_spec_argument(parser)
+    spec_folder.add_spec_argument(parser)
 
 
 def _label(change: CaseChange, *, check: bool) -> str:
@@ -74,18 +68,18 @@ def print_result(result: RegenResult, *, check: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr, given=args.spec)
+        folder = spec_folder.resolve_spec(args.spec)
+        spec_folder.announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
         files = args.files or list_case_files(folder)
         if not args.check:
-            writable_spec(folder)
+            spec_folder.writable_spec(folder)
             for file in files:
                 if is_installed_bundle(Path(os.path.realpath(file)).parent.parent):
-                    writable_spec(Path(os.path.realpath(file)).parent.parent)
+                    spec_folder.writable_spec(Path(os.path.realpath(file)).parent.parent)
         result = regenerate(files, loop, check=args.check, accept_authors=args.accept_authors)
     except CtxconfError as error:  # a spec file refused, or one that cannot be written
-        return report_error("regen", error, sys.stderr)
+        return spec_folder.report_error("regen", error, sys.stderr)
     print_result(result, check=args.check)
     if result.errors or result.disagreements:
         return 1

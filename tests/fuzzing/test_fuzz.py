@@ -37,9 +37,11 @@ from tests.cli import Done
 from tests.cli import ctxconf as run_ctxconf
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # every test runs a fuzzing search
+
 REPO = ROOT
 # Faults of the context area; those of the prefix area are named prefix_*, those of the history
-# area history_* (tests/test_history_fuzz.py).
+# area history_* (tests/reference/history/test_history_fuzz.py).
 FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("[!_]*.py")
                 if not p.stem.startswith(("prefix_", "history_")))
 PREFIX_FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("prefix_*.py"))

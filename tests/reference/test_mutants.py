@@ -13,6 +13,7 @@ from tests.decision_variants import DECISION_VARIANTS
 from tests.mutants import MUTANTS, Mutant, load_mutant
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.rule}:{m.name}")
 def test_mutant_fails_a_case_of_its_rule(mutant: Mutant, tmp_path: Path) -> None:
     module = load_mutant(mutant, tmp_path)
@@ -28,7 +29,8 @@ def test_every_rule_has_a_mutant() -> None:
     for area in ("ctx", "pfx"):
         declared = any(anchor.startswith(area + ".") for anchor in anchors)
         assert declared, f"the spec declares no {area}.* rules"
-    # A decision's other reading is its mutant (tests/test_decisions.py runs it on every case).
+    # A decision's other reading is its mutant (tests/reference/test_decisions.py runs it on every
+    # case).
     assert anchors == {mutant.rule for mutant in MUTANTS} | set(DECISION_VARIANTS)
 
 
