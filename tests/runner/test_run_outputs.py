@@ -58,6 +58,7 @@ def _temporary_files(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*") if p.name.endswith(atomic.TEMP_SUFFIX)]
 
 
+@pytest.mark.slow  # four runs of ctxconf each
 @pytest.mark.parametrize("option", OPTIONS)
 def test_an_output_that_is_not_a_regular_file_is_refused_before_the_run(
     tmp_path: Path, option: str
@@ -130,6 +131,7 @@ def full_disk(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[
         subprocess.run(["umount", str(mount)], check=False, capture_output=True)
 
 
+@pytest.mark.slow  # mounts a tmpfs and runs every case
 def test_a_full_disk_is_one_message_and_the_previous_file_stays(
     tmp_path: Path, full_disk: tuple[Path, int]
 ) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli import ctxconf
 
 
@@ -59,6 +61,7 @@ def test_add_case_in_a_read_only_folder_changes_nothing_and_says_so(spec: Path) 
     assert _files(conformance) == before
 
 
+@pytest.mark.slow  # regenerates every case
 def test_regen_writes_through_a_linked_case_file(spec: Path, tmp_path: Path) -> None:
     stale = _stale(spec)
     elsewhere = tmp_path / "elsewhere.json"
