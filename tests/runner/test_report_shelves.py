@@ -1,6 +1,7 @@
 """A page of many failing cases opens with a page's worth of cards: past the first SHELF_CASES of
 a group, the cases wait in data blocks (shelves) of SHELF_CASES each, put on the page by a button
-or by a link to one of their cases. Every case is in the page exactly once, in its order."""
+(the next shelf) or by a link to one of their cases (that case's shelf alone). Every case is in
+the page exactly once, and the cards keep the cases' order whichever shelf comes down first."""
 
 from __future__ import annotations
 
@@ -85,7 +86,9 @@ def test_the_button_puts_the_next_shelf_on_the_page(browser: Browser, page: Path
     )
     browser.click(button)
     assert _cards(browser) == _ids()
-    assert browser.evaluate("document.querySelectorAll('.shelves').length") == 0
+    assert (
+        browser.evaluate("document.querySelectorAll('script.shelf, button.show-more').length") == 0
+    )
     last = f"#{_ids()[-1]}"
     browser.click(f"{last} > summary")
     assert becomes_visible(browser, f"{last} .diff"), "a shelved case fills in when unfolded"
@@ -97,7 +100,12 @@ def test_a_link_to_a_shelved_case_puts_it_on_the_page_unfolded(
     browser: Browser, page: Path
 ) -> None:
     browser.open(f"{page.as_uri()}#{_ids()[-1]}", 1280)
-    assert _cards(browser) == _ids(), "the shelves up to the case's own, in their order"
+    assert _cards(browser) == _ids()[:SHELF] + _ids()[2 * SHELF :], "its own shelf alone"
     assert browser.evaluate(f"document.getElementById('{_ids()[-1]}').open") is True
     assert becomes_visible(browser, f"#{_ids()[-1]} .diff")
+    assert browser.evaluate("document.querySelector('button.show-more').textContent") == (
+        "Show the next cases (3 more)"
+    )
+    browser.click("button.show-more")
+    assert _cards(browser) == _ids(), "the shelf left comes down in its place"
     assert browser.errors() == []
