@@ -33,8 +33,17 @@
   function unshelve(shelves, shelf) {
     // A shelf's cases become cards of the page where the shelf stood, so the cards keep their
     // order whichever shelf comes down first.
+    var data = JSON.parse(shelf.textContent);
     var cards = document.createElement("template");
-    cards.innerHTML = JSON.parse(shelf.textContent);
+    cards.innerHTML = data.cards;
+    cards.content.querySelectorAll("details.case.lazy").forEach(function (card, index) {
+      // Its body travelled beside the cards; it gets the data block every lazy card has.
+      var block = document.createElement("script");
+      block.type = "application/json";
+      block.className = "body-data";
+      block.textContent = JSON.stringify(data.bodies[index]);
+      card.appendChild(block);
+    });
     var count = cards.content.querySelectorAll("details.case").length;
     shelf.parentNode.insertBefore(cards.content, shelf);
     shelf.remove();

@@ -39,10 +39,15 @@ def test_past_the_first_cards_the_cases_wait_on_shelves(page: Path) -> None:
     html = page.read_text(encoding="utf-8")
     shelves = _SHELF.findall(html)
     assert _CARD_ID.findall(_SHELF.sub("", html)) == _ids()[:SHELF]
-    assert [len(_CARD_ID.findall(json.loads(text))) for text in shelves] == [3, 2]
+    data = [json.loads(text) for text in shelves]
+    assert [len(_CARD_ID.findall(shelf["cards"])) for shelf in data] == [3, 2]
     assert all("<" not in text for text in shelves), "no markup the HTML parser could see"
-    shelved = [card for text in shelves for card in _CARD_ID.findall(json.loads(text))]
+    shelved = [card for shelf in data for card in _CARD_ID.findall(shelf["cards"])]
     assert shelved == _ids()[SHELF:], "each case once, in its order"
+    for shelf in data:  # each lazy card's body beside it, escaped once
+        assert "body-data" not in shelf["cards"]
+        assert len(shelf["bodies"]) == shelf["cards"].count(" lazy\"")
+        assert all('class="diff"' in body for body in shelf["bodies"])
     assert "5 more cases wait in this page's data, put on the page 3 at a time" in html
 
 
