@@ -15,7 +15,7 @@ from typing import Any
 from ctxconf import __version__
 from ctxconf.userfiles.atomic import write_text_atomic
 
-from .checks import CheckResult
+from .checks import CheckResult, Judgement
 from .errors import ProbeDataError
 from .harness import ProbeRun
 from .schemas import validate_data
@@ -30,8 +30,8 @@ def exit_code(checks: list[CheckResult]) -> int:
     return 1 if any(c.verdict in FAILING for c in checks) else 0
 
 
-def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[str, Any]:
-    profile = run.profile
+def to_data(run: ProbeRun, judged: Judgement, logs: list[Path]) -> dict[str, Any]:
+    profile, checks = run.profile, judged.checks
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -48,6 +48,12 @@ def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[
         "started": run.started.isoformat(timespec="seconds"),
         "finished": run.finished.isoformat(timespec="seconds"),
         "clock_problem": run.clock_problem,
+        "not_installed": run.not_installed,
+        "shortfalls": [
+            {"need": f.need, "turn": None if f.turn is None else f.turn + 1, "reason": f.reason}
+            for f in judged.shortfalls
+        ],
+        "clock_margins": [s.margins for s in run.sessions],
         "checks": [asdict(c) for c in checks],
         "processes": [
             {
@@ -60,6 +66,10 @@ def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[
                 "killed": p.killed,
                 "stderr_tail": p.stderr[-1000:],
                 "requests": p.last_request - p.first_request,
+                "clock": None if p.clock is None else p.clock.isoformat(),
+                "kill": None if p.kill is None else asdict(p.kill),
+                "left_running": list(p.left_running),
+                "not_ended": list(p.not_ended),
             }
             for s in run.sessions
             for p in s.processes
