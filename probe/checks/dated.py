@@ -77,10 +77,13 @@ def no_clock(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Chec
         figures["sha256"] = [_sha(r.system) for r in firsts]
         apart = _days_apart(firsts) if len(firsts) >= 2 else None
     if found:
-        where, form = found[0]
-        more = f"; {apart}" if apart and "system prompts" not in apart else ""
+        where = found[0][0]
+        forms = sorted({form for place, form in found if place == where})
+        shown = ", ".join(repr(form) for form in forms[:3])
+        others = sorted({place for place, _ in found} - {where})
+        more = f"; and in {others[0]}" if others else ""
         return _result(
-            check, "fail", f"the date of the run is in {where} ({form!r}){more}", **figures
+            check, "fail", f"the date of the run is in {where} ({shown}){more}", **figures
         )
     if apart:
         return _result(check, "fail", apart, **figures)

@@ -6,7 +6,12 @@ import json
 import sys
 from pathlib import Path
 
+import ctxconf.probe
+from ctxconf.probe.checks import CHECKS, CheckResult, split_requests
+from ctxconf.probe.harness import ProbeRun
+
 FAKES = Path(__file__).parent / "fakes"
+PROBE_SCHEMAS = Path(ctxconf.probe.__file__).parent / "data" / "schemas"
 SHAPES = {
     "chat": "openai-chat",
     "responses": "openai-responses",
@@ -60,3 +65,12 @@ def fake_profile(
     path = folder / f"fake-{shape}-{'-'.join(faults) or 'clean'}{kept}.yaml"
     path.write_text(json.dumps(profile, indent=2))  # JSON is YAML
     return path
+
+
+def judge_one(check_id: str, run: ProbeRun) -> CheckResult:
+    """One check's own verdict on a run made by hand, past what the run's scenario meant (a
+    record of a few requests is not a whole run; `measured` would call it short)."""
+    check = next(c for c in CHECKS if c.id == check_id)
+    said = [turn.user for turn in run.scenario.turns]
+    sessions = [split_requests(s, said)[0] for s in run.sessions]
+    return check.judge(check, run, sessions)

@@ -11,14 +11,13 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from ctxconf.specdata.paths import schemas_dir
 from tests.cli import ctxconf
 
-from .helpers import fake_profile
+from .helpers import PROBE_SCHEMAS, fake_profile
 
 
 def _schema_errors(data: object) -> list[str]:
-    schema = json.loads((schemas_dir() / "probe" / "results.schema.json").read_text())
+    schema = json.loads((PROBE_SCHEMAS / "results.schema.json").read_text())
     return [e.message for e in Draft202012Validator(schema).iter_errors(data)]
 
 

@@ -9,7 +9,8 @@ from jsonschema import Draft202012Validator
 
 from ctxconf.probe.profile import bundled_profiles, load_profile
 from ctxconf.probe.scenario import bundled_scenarios, load_scenario
-from ctxconf.specdata.paths import schemas_dir
+
+from .helpers import PROBE_SCHEMAS
 
 NINE = [
     "aider",
@@ -27,7 +28,7 @@ NINE = [
 @pytest.mark.parametrize("name", ["profile", "scenario", "results"])
 def test_the_schema_is_valid(name: str) -> None:
     Draft202012Validator.check_schema(
-        json.loads((schemas_dir() / "probe" / f"{name}.schema.json").read_text())
+        json.loads((PROBE_SCHEMAS / f"{name}.schema.json").read_text())
     )
 
 

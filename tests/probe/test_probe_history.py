@@ -15,10 +15,9 @@ from ctxconf.probe.checks import CheckResult, judge
 from ctxconf.probe.harness import run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
-from ctxconf.specdata.paths import schemas_dir
 from tests.cli import ctxconf
 
-from .helpers import FAKES, fake_profile
+from .helpers import FAKES, PROBE_SCHEMAS, fake_profile
 
 HISTORY_CHECKS = ("no-half-turn", "cold-equals-live", "truncate")
 
@@ -29,7 +28,7 @@ def _probe_cli(tmp_path: Path, profile: Path, expect: int) -> dict[str, Any]:
         "probe", "--harness", profile, "--scenario", "crash-mid-call", "--json", out, expect=expect
     )
     data: dict[str, Any] = json.loads(out.read_text())
-    schema = json.loads((schemas_dir() / "probe" / "results.schema.json").read_text())
+    schema = json.loads((PROBE_SCHEMAS / "results.schema.json").read_text())
     assert [e.message for e in Draft202012Validator(schema).iter_errors(data)] == []
     return data
 
