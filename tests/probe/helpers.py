@@ -27,11 +27,17 @@ def fake_profile(
     mode: str = "per-turn",
     usage_file: str | None = None,
     persist: bool = False,
+    variant: str | None = None,
+    options: tuple[str, ...] = (),
+    timeout: float = 60,
 ) -> Path:
     """A profile file for the fake harness of `shape` with `faults`; returns its path. With
-    `persist` the fake keeps a transcript written message by message."""
-    script = str(FAKES / f"fake_{shape}.py")
+    `persist` the fake keeps a transcript written message by message. `variant` names a fake
+    with one fault of its own (`fakes/VARIANT.py`, given `options`) in place of the shape's."""
+    script = str(FAKES / f"{variant or 'fake_' + shape}.py")
     flags = [a for f in faults for a in ("--fault", f)] + (["--persist"] if persist else [])
+    if variant:
+        flags = ["--shape", shape, *options, *flags]
     if mode == "per-turn":
         drive = {
             "mode": "per-turn",
@@ -51,18 +57,19 @@ def fake_profile(
         "name": f"fake-{shape}",
         "description": f"the fake {shape} harness of the probe's tests",
         "api": SHAPES[shape],
-        "version_command": [sys.executable, script, "--version"],
+        "version_command": [sys.executable, script, *flags[: 2 if variant else 0], "--version"],
         "env": {"FAKE_BASE_URL": "{base_url}"},
         "drive": drive,
         "usage_output": {"key": "usage.cached_tokens"},
         "clock": "self",
-        "timeout": 60,
+        "timeout": timeout,
     }
     if usage_file:
         profile["env"] = {**profile["env"], "FAKE_USAGE_FILE": usage_file}
         profile["usage_output"] = {"key": "usage.cached_tokens", "file": usage_file}
     kept = "-persist" if persist else ""
-    path = folder / f"fake-{shape}-{'-'.join(faults) or 'clean'}{kept}.yaml"
+    name = "-".join([*faults, *([variant] if variant else []), *options]) or "clean"
+    path = folder / f"fake-{shape}-{name.replace('/', '_')}{kept}.yaml"
     path.write_text(json.dumps(profile, indent=2))  # JSON is YAML
     return path
 

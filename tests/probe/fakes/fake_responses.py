@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, main
+from common import Answer, Shape, arguments, main
 
 
 def body(
@@ -32,7 +32,7 @@ def body(
                         "type": "function_call",
                         "call_id": c["id"],
                         "name": c["name"],
-                        "arguments": json.dumps(c["args"]),
+                        "arguments": arguments(c),
                     }
                 )
         else:
@@ -68,6 +68,7 @@ def parse(events: Iterator[dict[str, Any]]) -> Answer:
                         "id": item["call_id"],
                         "name": item["name"],
                         "args": json.loads(item["arguments"]),
+                        "raw": item["arguments"],
                     }
                 )
             else:
