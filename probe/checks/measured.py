@@ -99,7 +99,7 @@ def _clock(run: ProbeRun, session: SessionRun, where: str) -> list[Shortfall]:
     out = []
     tries = session.margins
     after = (
-        f" ({_count(len(tries), 'try')}, starting {', '.join(f'{m:g}' for m in tries)} s"
+        f" ({len(tries)} tries, starting {', '.join(f'{m:g}' for m in tries)} s"
         " before midnight)"
         if len(tries) > 1
         else ""

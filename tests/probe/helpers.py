@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import ctxconf.probe
-from ctxconf.probe.checks import CHECKS, CheckResult, split_requests
-from ctxconf.probe.harness import ProbeRun
+from ctxconf.probe.checks import CHECKS, CheckResult, judge, split_requests
+from ctxconf.probe.harness import ProbeRun, run_probe
+from ctxconf.probe.profile import load_profile
+from ctxconf.probe.scenario import load_scenario
 
 FAKES = Path(__file__).parent / "fakes"
 PROBE_SCHEMAS = Path(ctxconf.probe.__file__).parent / "data" / "schemas"
@@ -81,3 +84,26 @@ def judge_one(check_id: str, run: ProbeRun) -> CheckResult:
     said = [turn.user for turn in run.scenario.turns]
     sessions = [split_requests(s, said)[0] for s in run.sessions]
     return check.judge(check, run, sessions)
+
+
+def run_fake(
+    folder: Path,
+    shape: str = "chat",
+    scenario: str = "basic",
+    **profile: Any,
+) -> ProbeRun:
+    """The fake of `shape` (and `profile`'s options: faults, variant, …) played through
+    `scenario` (a bundled name or a path), in process."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = fake_profile(folder, shape, **profile)
+    return run_probe(load_profile(str(path)), load_scenario(scenario), folder / "logs")
+
+
+def checks_of(run: ProbeRun) -> dict[str, CheckResult]:
+    return {c.id: c for c in judge(run)}
+
+
+def write_scenario(folder: Path, data: dict[str, Any]) -> str:
+    path = folder / f"{data['name']}.json"
+    path.write_text(json.dumps(data))
+    return str(path)
