@@ -153,9 +153,14 @@ class Container:
 
 
 def running(members: list[Member], command: str) -> bool:
-    """Whether one of `members` runs `command` (a shell command, as its argv or a shell's)."""
-    wanted = " ".join(command.split())
-    return any(wanted in " ".join(" ".join(m.argv).split()) for m in members)
+    """Whether one of `members` runs `command`: a process of its first program with its words as
+    arguments (a shell may run it, but the program is there while it runs). A harness whose own
+    arguments quote the command is not running it."""
+    words = command.split()
+    return any(
+        m.argv and Path(m.argv[0]).name == words[0] and list(m.argv[1:]) == words[1:]
+        for m in members
+    )
 
 
 __all__ = ["MARKER", "Container", "Member", "cgroup_base", "running"]
