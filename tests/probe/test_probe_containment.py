@@ -8,6 +8,9 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import os
+import secrets
+import signal
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -141,7 +144,7 @@ def finder(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
 def test_a_daemon_left_outside_the_group_is_ended_and_named(tmp_path: Path, finder: str) -> None:
     run = run_fake(tmp_path, "chat", variant="leaves_daemon")
     left = [name for s in run.sessions for p in s.processes for name in p.left_running]
-    assert len(left) == 2 and all(name.startswith("sleep (sleep 600)") for name in left), left
+    assert len(left) == 2 and all(name.startswith("sleep (sleep 600 0") for name in left), left
     assert [p.not_ended for s in run.sessions for p in s.processes] == [(), ()]
     clean = run_fake(tmp_path / "clean", "chat")
     assert [p.left_running for s in clean.sessions for p in s.processes] == [(), ()]
@@ -150,13 +153,26 @@ def test_a_daemon_left_outside_the_group_is_ended_and_named(tmp_path: Path, find
 def test_a_daemon_that_clears_its_environment_is_found_by_its_cgroup_alone(
     tmp_path: Path, finder: str
 ) -> None:
-    run = run_fake(tmp_path, "chat", variant="leaves_daemon", options=("--clear-env",))
+    tag = str(secrets.randbelow(10**12))
+    options = ("--clear-env", "--tag", tag)
+    run = run_fake(tmp_path, "chat", variant="leaves_daemon", options=options)
     left = [name for s in run.sessions for p in s.processes for name in p.left_running]
     if finder == "cgroup":
         assert len(left) == 2, left
-    else:
-        assert left == []  # what the marker cannot see: the reason for the cgroup
-        pytest.skip("left running: cleared its environment, and no cgroup holds it")
+        return
+    # What the marker cannot see, and the reason for the cgroup: end them here, by pid.
+    assert left == []
+    mine = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _runs(p, tag)]
+    assert len(mine) == 2
+    for process in mine:
+        os.kill(int(process.name), signal.SIGKILL)
+
+
+def _runs(process: Path, tag: str) -> bool:
+    try:
+        return (process / "cmdline").read_bytes() == f"sleep\0{600}\0{0}.{tag}\0".encode()
+    except OSError:
+        return False
 
 
 def _quick_crash(folder: Path) -> str:
