@@ -459,7 +459,7 @@ class _Session:
 
 
 def _version_of(done: subprocess.CompletedProcess[bytes], argv: list[str]) -> str:
-    command = " ".join(argv)[:120]
+    command = " ".join([Path(argv[0]).name, *argv[1:]])[:120]
     if done.returncode != 0:
         return f"unknown ({command} exited {done.returncode})"
     lines = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()

@@ -58,7 +58,11 @@ def played_turns(run: ProbeRun) -> list[int]:
     return [0] if run.profile.plays_one_turn else list(range(len(run.scenario.turns)))
 
 
-def _turns(run: ProbeRun, session: SessionRun, sent: list[Sent], where: str) -> list[Shortfall]:
+def _turns(
+    run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
+) -> list[Shortfall]:
+    """`anew`: the turns whose resume started a new session, which the mock then played from
+    the scenario's first step."""
     out = []
     # A harness without tools, or one fed a script of its own, cannot be placed step by step.
     by_step = any(s.step is not None for s in sent) and not run.profile.drive.script
@@ -85,6 +89,8 @@ def _turns(run: ProbeRun, session: SessionRun, sent: list[Sent], where: str) -> 
         if len(got) == len(wanted):
             continue
         why = ended(session.processes[number])
+        if turn in anew:
+            why = "its resume started a new session, which the mock played from the first step"
         if not got:
             what = "sent no request" if not own else f"sent none of its {len(wanted)} requests"
         else:
@@ -99,8 +105,7 @@ def _clock(run: ProbeRun, session: SessionRun, where: str) -> list[Shortfall]:
     out = []
     tries = session.margins
     after = (
-        f" ({len(tries)} tries, starting {', '.join(f'{m:g}' for m in tries)} s"
-        " before midnight)"
+        f" ({len(tries)} tries, starting {', '.join(f'{m:g}' for m in tries)} s before midnight)"
         if len(tries) > 1
         else ""
     )
@@ -187,10 +192,12 @@ def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
         return [Shortfall("turns", None, f"not installed: {run.not_installed}")]
     for index, (session, sent) in enumerate(zip(run.sessions, sessions, strict=True)):
         where = f"session {index + 1}: " if len(run.sessions) > 1 else ""
+        resumes = _resumes(run, session, sent, where)
+        anew = {f.turn for f in resumes if f.turn is not None}
         out += _refused(session, where)
-        out += _turns(run, session, sent, where)
+        out += resumes
+        out += _turns(run, session, sent, where, anew)
         out += _clock(run, session, where)
-        out += _resumes(run, session, sent, where)
         out += _kill(run, session, where)
     return out
 
