@@ -33,7 +33,7 @@ def test_a_hang_after_one_request_errs_every_check_that_needed_the_rest(
         assert checks[check_id].verdict == "error", checks[check_id]
     summary = checks["system-once"].summary
     assert summary.startswith("turn 1 sent 1 of its 4 requests: the process timed out after 2 s")
-    assert judge_run(run).shortfalls[0].need == "turns"
+    assert ("turns", 0) in [(f.need, f.turn) for f in judge_run(run).shortfalls]
 
 
 @pytest.mark.parametrize("shape", ["chat", "gemini"])
