@@ -41,8 +41,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench_reference import _WORDS, SEED, Thunk, _code_line, heap_peak, machine_lines, time_rounds
-from bench_reference import write_readme as write_section
+from bench_reference import (
+    _WORDS,
+    SEED,
+    Thunk,
+    _code_line,
+    heap_peak,
+    machine_lines,
+    publish,
+    time_rounds,
+)
 from bench_scale import _load, _mb, _spread
 
 import ctxconf.reference.history as history_package
@@ -831,10 +839,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
         results = run(sizes, earlier, args.against)
     section = render(results, sizes, args.quick, load_before)
-    print(section, end="")
-    if args.write_readme:
-        write_section(section, markers=(START_MARKER, END_MARKER))
-        print("\nwrote bench/README.md", file=sys.stderr)
+    publish(section, (START_MARKER, END_MARKER), args.write_readme)
     return 0
 
 

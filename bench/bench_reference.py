@@ -721,6 +721,14 @@ def write_readme(
     write_text_atomic(path, joined)
 
 
+def publish(section: str, markers: tuple[str, str], write: bool) -> None:
+    """Print a benchmark's section; with `write`, also put it between its markers in the README."""
+    print(section, end="")
+    if write:
+        write_readme(section, markers=markers)
+        print(f"\nwrote {README}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small inputs, for a smoke run")

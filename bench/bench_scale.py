@@ -36,8 +36,8 @@ from bench_reference import (
     _unique_lines,
     heap_peak,
     machine_lines,
+    publish,
     time_rounds,
-    write_readme,
 )
 
 from ctxconf.reference import Session
@@ -403,10 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     benches.append(bench_cap(sizes, "cap, 50-byte lines", fifty_byte_lines, sizes.output_bytes))
     benches.append(bench_recall(sizes))
     section = render(benches, args.quick, load_before, sizes.rounds)
-    print(section, end="")
-    if args.write_readme:
-        write_readme(section, markers=(START_MARKER, END_MARKER))
-        print("\nwrote bench/README.md", file=sys.stderr)
+    publish(section, (START_MARKER, END_MARKER), args.write_readme)
     return 0
 
 

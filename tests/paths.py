@@ -8,3 +8,5 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 # Implementations that break on purpose, one way each (run as users run them).
 FAUX = TESTS / "fauxmplementations"
+# The probe's own schemas (its results, profiles and scenarios).
+PROBE_SCHEMAS = ROOT / "probe" / "data" / "schemas"

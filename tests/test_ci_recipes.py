@@ -18,6 +18,8 @@ import yaml
 from ctxconf import __version__
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # runs the CI recipes: pre-commit installs, workflows validate
+
 CI_MD = ROOT / "docs" / "ci.md"
 PIN = f"v{__version__}"
 

@@ -12,6 +12,8 @@ import pytest
 
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # runs ruff and mypy over the whole tree
+
 
 def test_ruff_finds_nothing() -> None:
     pytest.importorskip("ruff", reason="ruff comes with the test extras")

@@ -14,6 +14,8 @@ import pytest
 from ctxconf.reference import AREAS
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # builds and installs a wheel
+
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -7,13 +7,7 @@ import sys
 from pathlib import Path
 
 from ctxconf.reference import AREAS
-from ctxconf.specdata.folder import (
-    add_spec_argument,
-    announce,
-    report_error,
-    resolve_spec,
-    writable_spec,
-)
+from ctxconf.specdata import folder as spec_folder
 from ctxconf.specdata.paths import is_installed_bundle
 from ctxconf.specdata.reader import read_loop
 from ctxconf.spectools.addcase import AddCaseError, add_cases, yaml_area
@@ -37,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the case file to add to (default: the spec's conformance/AREA.json for the "
         "`area:` the YAML names, else conformance/context.json)",
     )
-    add_spec_argument(parser)
+    spec_folder.add_spec_argument(parser)
 
 
 def _named_area(yaml_path: Path) -> str:
@@ -52,18 +46,18 @@ def _named_area(yaml_path: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr, given=args.spec)
+        folder = spec_folder.resolve_spec(args.spec)
+        spec_folder.announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
         target = args.to or folder / "conformance" / f"{_named_area(args.yaml)}.json"
-        writable_spec(folder)
+        spec_folder.writable_spec(folder)
         if is_installed_bundle(target.resolve().parent.parent):
-            writable_spec(target.resolve().parent.parent)
+            spec_folder.writable_spec(target.resolve().parent.parent)
         names = add_cases(args.yaml, target, loop, folder)
     except AddCaseError as error:
         print(error, file=sys.stderr)
         return 1
     except SpecFileError as error:
-        return report_error("add-case", error, sys.stderr)
+        return spec_folder.report_error("add-case", error, sys.stderr)
     print(f"added {plural(len(names), 'case')} to {display(target)}: {', '.join(names)}")
     return 0

@@ -7,13 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.specdata.folder import (
-    add_spec_argument,
-    announce,
-    report_error,
-    resolve_spec,
-    writable_spec,
-)
+from ctxconf.specdata import folder as spec_folder
 from ctxconf.specdata.paths import is_installed_bundle
 from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.spectools.regen import CaseChange, RegenResult, regenerate
@@ -40,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rewrite the authors' cases too (origin: authors) after a spec edit that changes "
         "them, and print each change for review",
     )
-    add_spec_argument(parser)
+    spec_folder.add_spec_argument(parser)
 
 
 def _label(change: CaseChange, *, check: bool) -> str:
@@ -72,18 +66,18 @@ def print_result(result: RegenResult, *, check: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        folder = resolve_spec(args.spec)
-        announce(folder, sys.stderr, given=args.spec)
+        folder = spec_folder.resolve_spec(args.spec)
+        spec_folder.announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
         files = args.files or list_case_files(folder)
         if not args.check:
-            writable_spec(folder)
+            spec_folder.writable_spec(folder)
             for file in files:
                 if is_installed_bundle(file.resolve().parent.parent):
-                    writable_spec(file.resolve().parent.parent)
+                    spec_folder.writable_spec(file.resolve().parent.parent)
         result = regenerate(files, loop, check=args.check, accept_authors=args.accept_authors)
     except SpecFileError as error:
-        return report_error("regen", error, sys.stderr)
+        return spec_folder.report_error("regen", error, sys.stderr)
     print_result(result, check=args.check)
     if result.errors or result.disagreements:
         return 1

@@ -1,2 +1,1 @@
-"""The spec folder as data: where it is (`paths`, `folder`), its schemas (`schemas`), what is
-wrong in one of its files (`problems`), and the one reader every layer uses (`reader`)."""
+"""The spec folder as data: where it is, its schemas, its files' problems, and the one reader."""

@@ -1,2 +1,1 @@
-"""Text for a person at a terminal: differences between two texts with white space made visible
-(`textdiff`)."""
+"""Text for a person at a terminal: differences between two texts, white space made visible."""

@@ -1,2 +1,1 @@
-"""Reading and writing a user's files: bounded reads (`limits`, `document`), JSON positions
-(`jsonpos`), YAML a person wrote (`useryaml`), and the one writer (`atomic`)."""
+"""Reading and writing a user's files: bounded reads, JSON positions, user YAML, atomic writes."""

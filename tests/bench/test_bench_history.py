@@ -12,6 +12,8 @@ import pytest
 
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # runs a benchmark
+
 SCRIPT = ROOT / "bench" / "bench_history.py"
 
 SIZES = ["1x", "4x", "16x"]

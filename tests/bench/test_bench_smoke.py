@@ -12,6 +12,8 @@ import pytest
 
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # runs a benchmark
+
 SCRIPT = ROOT / "bench" / "bench_reference.py"
 
 BENCHMARKS = ["read", "cap", "dedupe", "diff (unique lines)", "diff (repeated lines)"]

@@ -8,7 +8,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.paths import ROOT
+
+pytestmark = pytest.mark.slow  # runs a benchmark
 
 SCRIPT = ROOT / "bench" / "report_bench.py"
 

@@ -15,6 +15,8 @@ import pytest
 
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # runs a benchmark
+
 SCRIPT = ROOT / "bench" / "runner_bench.py"
 
 

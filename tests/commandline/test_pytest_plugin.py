@@ -13,6 +13,8 @@ import pytest
 from ctxconf.specdata.paths import bundled_spec_dir
 from tests.paths import FAUX
 
+pytestmark = pytest.mark.slow  # each test runs pytest over every bundled case
+
 
 def _case_count() -> int:
     return sum(

@@ -37,6 +37,8 @@ from tests.cli import Done
 from tests.cli import ctxconf as run_ctxconf
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # every test runs a fuzzing search
+
 REPO = ROOT
 # Faults of the context area; those of the prefix area are named prefix_*, those of the history
 # area history_* (tests/test_history_fuzz.py).

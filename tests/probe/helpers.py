@@ -7,14 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import ctxconf.probe
 from ctxconf.probe.checks import CHECKS, CheckResult, judge, split_requests
 from ctxconf.probe.harness import ProbeRun, run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
 
 FAKES = Path(__file__).parent / "fakes"
-PROBE_SCHEMAS = Path(ctxconf.probe.__file__).parent / "data" / "schemas"
 SHAPES = {
     "chat": "openai-chat",
     "responses": "openai-responses",

@@ -90,6 +90,7 @@ def test_chat_not_streamed_reports_the_shared_prefix_as_cached(mock: MockServer)
     assert usage is not None and 0 < usage.prompt_tokens_details.cached_tokens < usage.prompt_tokens
 
 
+@pytest.mark.slow
 def test_responses_stream_events_end_with_usage(mock: MockServer) -> None:
     client = openai.OpenAI(base_url=mock.base_url + "/v1", api_key="k", max_retries=0)
     tools = [
@@ -136,6 +137,7 @@ def test_anthropic_stream_and_body_and_count_tokens(mock: MockServer) -> None:
     assert count.input_tokens > 0
 
 
+@pytest.mark.slow
 def test_gemini_generate_stream_and_count(mock: MockServer) -> None:
     client = genai.Client(api_key="AIza-secret", http_options={"base_url": mock.base_url})
     from google.genai import types

@@ -26,6 +26,7 @@ def probe(
     return {c.id: c for c in judge(run)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chat", "responses", "anthropic", "gemini"])
 def test_a_clean_harness_passes_every_exact_check_in_each_api_shape(
     tmp_path: Path, shape: str
@@ -37,6 +38,7 @@ def test_a_clean_harness_passes_every_exact_check_in_each_api_shape(
     assert checks["long-output"].figures["behaviour"] == "head and tail"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("fault", "check_id", "scenario"),
     [
@@ -63,6 +65,7 @@ def test_a_fault_fails_its_check_and_the_clean_fake_passes_it(
     assert faulty[check_id].verdict == "fail", faulty[check_id]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chat", "responses", "anthropic", "gemini"])
 def test_a_side_conversation_of_the_harness_is_set_aside(tmp_path: Path, shape: str) -> None:
     # After each of the two turns, a memory subagent under its own prompt and tool list.
@@ -74,22 +77,26 @@ def test_a_side_conversation_of_the_harness_is_set_aside(tmp_path: Path, shape: 
     assert checks["tools-fixed"].summary.endswith(aside)
 
 
+@pytest.mark.slow
 def test_a_remade_prompt_fails_beside_a_side_conversation(tmp_path: Path) -> None:
     checks = probe(tmp_path, "chat", ("memory-subagent", "rebuilt-prompt"))
     assert checks["system-once"].verdict == "fail", checks["system-once"]
 
 
+@pytest.mark.slow
 def test_midnight_fails_when_the_prompt_is_remade_naming_what_changed(tmp_path: Path) -> None:
     checks = probe(tmp_path, "anthropic", ("rebuilt-prompt",), "midnight")
     assert "system prompt was remade" in checks["date-note"].summary
 
 
+@pytest.mark.slow
 def test_two_days_compare_the_first_prompts_of_two_sessions(tmp_path: Path) -> None:
     checks = probe(tmp_path, "gemini", ("date-in-system",), "two-days")
     assert checks["no-clock"].figures["days"] == ["2027-01-15", "2027-03-20"]
     assert "2027-03-20" in checks["no-clock"].summary
 
 
+@pytest.mark.slow
 def test_an_uncapped_output_is_reported_whole_and_a_capped_one_with_both_ends(
     tmp_path: Path,
 ) -> None:
@@ -102,6 +109,7 @@ def test_an_uncapped_output_is_reported_whole_and_a_capped_one_with_both_ends(
     assert (figures["head_lines"], figures["tail_lines"]) == (200, 100)
 
 
+@pytest.mark.slow
 def test_a_reread_is_told_apart_as_stub_or_full(tmp_path: Path) -> None:
     stubbed = probe(tmp_path / "a", "anthropic") if (tmp_path / "a").mkdir() is None else {}
     full = probe(tmp_path, "responses")

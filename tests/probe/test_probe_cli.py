@@ -9,11 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from tests.cli import ctxconf
+from tests.paths import PROBE_SCHEMAS
 
-from .helpers import PROBE_SCHEMAS, fake_profile
+from .helpers import fake_profile
 
 
 def _schema_errors(data: object) -> list[str]:
@@ -21,6 +23,7 @@ def _schema_errors(data: object) -> list[str]:
     return [e.message for e in Draft202012Validator(schema).iter_errors(data)]
 
 
+@pytest.mark.slow
 def test_a_clean_harness_exits_0_with_a_results_file_its_schema_accepts(tmp_path: Path) -> None:
     profile = fake_profile(tmp_path, "gemini")
     done = ctxconf(
@@ -36,6 +39,7 @@ def test_a_clean_harness_exits_0_with_a_results_file_its_schema_accepts(tmp_path
     assert "fake-secret-gemini" not in text and "key=REDACTED" in text
 
 
+@pytest.mark.slow
 def test_a_faulty_harness_exits_1_naming_the_failed_check(tmp_path: Path) -> None:
     profile = fake_profile(tmp_path, "responses", ("rewritten-previous",))
     done = ctxconf("probe", "--harness", profile, "--json", tmp_path / "r.json", expect=1)
@@ -122,6 +126,7 @@ def test_a_harness_that_is_not_installed_is_a_result_not_a_traceback(tmp_path: P
     assert "cannot start no-such-harness-binary" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_matrix_names_each_harness_its_version_and_date(tmp_path: Path) -> None:
     for shape, faults in (("chat", ()), ("anthropic", ("ignore-usage",))):
         profile = fake_profile(tmp_path, shape, faults)

@@ -9,8 +9,7 @@ from jsonschema import Draft202012Validator
 
 from ctxconf.probe.profile import bundled_profiles, load_profile
 from ctxconf.probe.scenario import bundled_scenarios, load_scenario
-
-from .helpers import PROBE_SCHEMAS
+from tests.paths import PROBE_SCHEMAS
 
 NINE = [
     "aider",

@@ -16,8 +16,11 @@ from ctxconf.probe.harness import run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
 from tests.cli import ctxconf
+from tests.paths import PROBE_SCHEMAS
 
-from .helpers import FAKES, PROBE_SCHEMAS, fake_profile
+from .helpers import FAKES, fake_profile
+
+pytestmark = pytest.mark.slow  # each test plays fake harnesses through the probe
 
 HISTORY_CHECKS = ("no-half-turn", "cold-equals-live", "truncate")
 

@@ -13,7 +13,7 @@ from tests.cli import ctxconf
 from tests.paths import ROOT
 from tests.toy_area import add_toy_area
 
-CODE = ("ctxconf", "reference", "runner", "spec", "schemas")
+CODE = ("ctxconf", "reference", "runner", "probe", "spec", "schemas")
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +31,13 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_check_passes_with_the_toy_area(copy: Path) -> None:
     done = ctxconf("check", "--spec", "spec", cwd=copy)
     assert "ctxconf check passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_reference_runs_the_toy_cases(copy: Path) -> None:
     ctxconf("run", "--impl", "reference", "--area", "toy", "--json", "r.json", cwd=copy)
     results = json.loads((copy / "r.json").read_text(encoding="utf-8"))
@@ -44,6 +46,7 @@ def test_the_reference_runs_the_toy_cases(copy: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_toy_case_is_held_to_its_own_schema(copy: Path) -> None:
     broken = copy / "broken"
     shutil.copytree(copy / "spec", broken)

@@ -17,6 +17,8 @@ from tests.bundled_suite import CASES, SPEC, failing_cases
 from tests.decision_variants import DECISION_VARIANTS, SHORTCUTS
 from tests.mutants import Mutant, load_mutant
 
+pytestmark = pytest.mark.slow  # every decision variant over every case
+
 DECISIONS = load_decisions(SPEC)
 
 

@@ -52,6 +52,7 @@ def test_listing_arguments_compare_numbers_by_exact_value(
     assert ("Same result as" in again) is same
 
 
+@pytest.mark.slow
 def test_a_run_over_cmd_sends_the_numbers_text(tmp_path: Path) -> None:
     serve = f"cmd:{sys.executable} -m ctxconf serve --stdio"
     ctxconf("run", "--impl", serve, cwd=tmp_path)
@@ -59,6 +60,7 @@ def test_a_run_over_cmd_sends_the_numbers_text(tmp_path: Path) -> None:
     assert '"n": 12345678901234567890.0' in results
 
 
+@pytest.mark.slow
 def test_add_case_and_show_keep_the_numbers_text(spec: Path, tmp_path: Path) -> None:
     new = tmp_path / "new.yaml"
     new.write_text(

@@ -13,6 +13,7 @@ from tests.decision_variants import DECISION_VARIANTS
 from tests.mutants import MUTANTS, Mutant, load_mutant
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.rule}:{m.name}")
 def test_mutant_fails_a_case_of_its_rule(mutant: Mutant, tmp_path: Path) -> None:
     module = load_mutant(mutant, tmp_path)

@@ -28,9 +28,12 @@ from ctxconf.spectools.validate import validate_files
 
 # Sessions with outputs near the 40000-character cap make reprs Hypothesis warns about when it
 # reports an example; the warning would hide the assertion that failed.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:Generating overly large repr:hypothesis.errors.HypothesisWarning"
-)
+pytestmark = [
+    pytest.mark.filterwarnings(
+        "ignore:Generating overly large repr:hypothesis.errors.HypothesisWarning"
+    ),
+    pytest.mark.slow,  # property tests over generated sessions
+]
 
 CONFIG = ContextConfig.load()
 TEXTS = CONFIG.texts

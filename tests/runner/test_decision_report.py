@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ctxconf.specdata.paths import bundled_spec_dir
 from ctxconf.spectext.decisions import load_decisions
 from tests.cli import ctxconf
@@ -15,6 +17,7 @@ DECISIONS = load_decisions(bundled_spec_dir())
 OTHER_WAY = ("ctx.edit.no-change", "ctx.compact.escape")
 
 
+@pytest.mark.slow
 def test_two_decisions_read_otherwise_make_two_groups(tmp_path: Path) -> None:
     results, html = tmp_path / "r.json", tmp_path / "r.html"
     done = ctxconf(
@@ -37,6 +40,7 @@ def test_two_decisions_read_otherwise_make_two_groups(tmp_path: Path) -> None:
     assert done.stdout.count("reads decision ") == 2, done
 
 
+@pytest.mark.slow
 def test_a_decision_with_a_passing_case_is_no_group(tmp_path: Path) -> None:
     # never_stub fails stubs across many rules and decisions: no decision has only failing cases.
     done = ctxconf("run", "--impl", "python:never_stub", "--json", tmp_path / "r.json",

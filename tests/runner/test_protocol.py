@@ -70,6 +70,7 @@ def test_hello_and_stop_follow_their_schemas() -> None:
     assert parsed.implementation.name == "ctxconf-reference"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_run_messages_follow_their_schemas(case: dict[str, Any]) -> None:
     request = run_request(7, case["area"], case)

@@ -517,6 +517,7 @@ def _write(path: Path, doc: dict[str, Any]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_report_command_rerenders_to_the_default_path(tmp_path: Path) -> None:
     results = _write(tmp_path / "run.json", build_results())
     done = ctxconf("report", results)
@@ -524,6 +525,7 @@ def test_report_command_rerenders_to_the_default_path(tmp_path: Path) -> None:
     assert str(tmp_path / "run.html") in done.stdout
 
 
+@pytest.mark.slow
 def test_report_command_compare_exits_1_on_newly_failing(tmp_path: Path) -> None:
     earlier = _write(tmp_path / "earlier.json", _with_verdicts(EARLIER))
     later = _write(tmp_path / "later.json", _with_verdicts(LATER))
@@ -583,6 +585,7 @@ BAD_FILES: dict[str, Callable[[Path], Path]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", BAD_FILES.values(), ids=BAD_FILES.keys())
 def test_report_command_refuses_a_bad_results_file(
     tmp_path: Path, make: Callable[[Path], Path]
@@ -593,6 +596,7 @@ def test_report_command_refuses_a_bad_results_file(
     assert not (tmp_path / "bad.html").exists()
 
 
+@pytest.mark.slow
 def test_report_command_refuses_a_bad_earlier_file(tmp_path: Path) -> None:
     results = _write(tmp_path / "run.json", build_results())
     bad = _truncated(tmp_path / "earlier.json")
@@ -666,6 +670,7 @@ def test_cases_never_sent_are_not_counted_in_the_status() -> None:
     assert build_view(doc, {}).status == "1 of 1 case failing"
 
 
+@pytest.mark.slow
 def test_report_command_compare_alone_writes_no_page(tmp_path: Path) -> None:
     earlier = _write(tmp_path / "earlier.json", _with_verdicts(EARLIER))
     later = _write(tmp_path / "later.json", _with_verdicts(LATER))
@@ -674,6 +679,7 @@ def test_report_command_compare_alone_writes_no_page(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["earlier.json", "later.json"]
 
 
+@pytest.mark.slow
 def test_the_report_of_a_run_cut_short_by_a_signal_says_so(tmp_path: Path) -> None:
     results = tmp_path / "r.json"
     write_interrupted_run(results, interrupted_at_seq=3)

@@ -148,6 +148,7 @@ def _many_failing(count: int) -> dict[str, Any]:
     return doc
 
 
+@pytest.mark.slow
 def test_building_the_view_never_compares_case_views(monkeypatch: pytest.MonkeyPatch) -> None:
     compared = 0
     original = CaseView.__eq__

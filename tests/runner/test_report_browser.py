@@ -43,10 +43,13 @@ FLAGS = [
 ]
 TIMEOUT = 30.0
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+    ),
+    pytest.mark.slow,  # starts a browser
+]
 
 
 class Browser:

@@ -60,6 +60,7 @@ def _check_files(json_path: Path, junit_path: Path | None = None) -> None:
         assert names == [(c["area"], c["name"]) for c in CASES]
 
 
+@pytest.mark.slow
 def test_reference_in_process(tmp_path: Path) -> None:
     done = ctxconf("run", "--impl", "reference", cwd=tmp_path)
     assert _summary(done) == (len(CASES), 0)
@@ -72,6 +73,7 @@ def test_reference_in_process(tmp_path: Path) -> None:
         assert "note: no HTML report" in done.stderr
 
 
+@pytest.mark.slow
 def test_reference_over_json_lines(tmp_path: Path) -> None:
     impl = f"cmd:{sys.executable} -m ctxconf serve --stdio"
     done = ctxconf("run", "--impl", impl, "--json", tmp_path / "r.json",
@@ -98,6 +100,7 @@ def served() -> Iterator[str]:
             server.stdout.close()
 
 
+@pytest.mark.slow
 def test_reference_over_http_with_two_workers(tmp_path: Path, served: str) -> None:
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+", served) and not served.endswith(":0")
     done = ctxconf("run", "--impl", served, "-j", "2", "--json", tmp_path / "r.json",
@@ -122,6 +125,7 @@ def _never_stub(tmp_path: Path, *args: str | Path, expect: int) -> Done:
                    cwd=FAUX, expect=expect)
 
 
+@pytest.mark.slow
 def test_a_broken_rule_fails_exactly_its_cases(tmp_path: Path) -> None:
     assert 0 < len(STUB_CASES) < len(CASES)
     done = _never_stub(tmp_path, expect=1)
@@ -142,6 +146,7 @@ def test_a_broken_rule_fails_exactly_its_cases(tmp_path: Path) -> None:
     assert done.stdout.index("FAIL ") < done.stdout.index(" passed, ")  # failures first
 
 
+@pytest.mark.slow
 def test_known_failures_keep_the_run_green(tmp_path: Path) -> None:
     listed = tmp_path / "xfail.yaml"
     listed.write_text("".join(f"{name}: stubs are worded differently\n" for name in STUB_CASES),
@@ -218,6 +223,7 @@ def test_equivalent_diffs(tmp_path: Path, accept: bool, code: int, shown: str) -
 # -- choosing cases ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_k_and_area(tmp_path: Path) -> None:
     wanted = [c["name"] for c in CASES if any("stub" in n for n in [c["name"], *c["rules"]])]
     done = ctxconf("run", "--impl", "reference", "-k", "stub", "--json", "r.json", cwd=tmp_path)
@@ -295,6 +301,7 @@ def test_progress_line_on_a_terminal(tmp_path: Path) -> None:
 # -- a run that tests nothing, options that cannot be used ----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "said"),
     [
@@ -378,6 +385,7 @@ def test_quiet_prints_the_line_of_counts_only(tmp_path: Path) -> None:
 # -- expected failures written and read back -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_write_expected_failures_then_run_green(tmp_path: Path) -> None:
     listed = tmp_path / "known.yaml"
     _never_stub(tmp_path, "--write-expected-failures", listed, expect=1)
@@ -412,6 +420,7 @@ def test_a_rule_entry_that_covers_passing_cases_names_itself(tmp_path: Path) -> 
     assert done.returncode == (1 if passing_under else 0)
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_in_one_output_names_its_step(tmp_path: Path) -> None:
     impl = f"cmd:{sys.executable} {FAUX / 'surrogate_in_output.py'}"
     done = ctxconf("run", "--impl", impl, "--json", "r.json", cwd=tmp_path, expect=1)

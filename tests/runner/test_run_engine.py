@@ -47,6 +47,7 @@ def _verdicts(results: Any) -> dict[str, str]:
     return {case.name: case.verdict for case in results.cases}
 
 
+@pytest.mark.slow
 def test_reference_answers_pass_everything(tmp_path: Path) -> None:
     path = tmp_path / "results.json"
     results = _run(results_path=path)

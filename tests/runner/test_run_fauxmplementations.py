@@ -23,6 +23,8 @@ from ctxconf.specdata.paths import bundled_spec_dir
 from tests.cli import Done, ctxconf
 from tests.paths import FAUX
 
+pytestmark = pytest.mark.slow  # each test runs ctxconf against a broken process
+
 CASES: list[dict[str, Any]] = [  # every bundled case, in run order, with its area
     {**case, "area": data["area"]}
     for path in sorted((bundled_spec_dir() / "conformance").glob("*.json"))

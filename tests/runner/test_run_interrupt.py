@@ -20,6 +20,8 @@ from tests.cli import ctxconf
 from tests.interrupted_run import write_interrupted_run
 from tests.paths import FAUX
 
+pytestmark = pytest.mark.slow  # signals real runs mid-way
+
 
 def _children() -> dict[int, list[int]]:
     """Every process's children, from /proc."""

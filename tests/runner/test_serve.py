@@ -24,6 +24,8 @@ from ctxconf.runner.reference_impl import ReferenceImplementation
 from ctxconf.specdata.paths import bundled_spec_dir, schemas_dir
 from tests.cli import ctxconf
 
+pytestmark = pytest.mark.slow  # servers, clients and their deadlines
+
 CASES: list[dict[str, Any]] = json.loads(
     (bundled_spec_dir() / "conformance" / "context.json").read_text(encoding="utf-8")
 )["cases"]

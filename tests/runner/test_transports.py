@@ -155,6 +155,7 @@ def test_json_lines_serve_many_cases_in_one_process() -> None:
         transport.close()
 
 
+@pytest.mark.slow
 def test_json_lines_restart_after_a_crash() -> None:
     transport = _faux("crash_on_run", start_timeout=10)
     try:
@@ -175,6 +176,7 @@ def _slow_start(seconds: float, start_timeout: float) -> JsonLinesTransport:
     return JsonLinesTransport([sys.executable, script, str(seconds)], start_timeout=start_timeout)
 
 
+@pytest.mark.slow
 def test_json_lines_start_and_restart_have_their_own_allowance() -> None:
     transport = _slow_start(1.5, start_timeout=30)
     try:
@@ -201,6 +203,7 @@ def test_json_lines_start_timeout_bounds_the_hello() -> None:
         transport.close()
 
 
+@pytest.mark.slow
 def test_json_lines_hang_kills_the_process_group() -> None:
     transport = _faux("hang", start_timeout=10)
     try:

@@ -76,6 +76,7 @@ def test_each_area_schema_has_an_id_named_after_its_file(path: Path) -> None:
     assert schema_id.endswith(f"/schemas/areas/{path.name}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name)
 def test_every_bundled_case_file_validates(path: Path) -> None:
     data = load(path)
@@ -91,6 +92,7 @@ def test_every_run_request_the_runner_builds_validates(area: str, case: dict[str
     assert [error.message for error in schema_validator(RUN_REQUEST).iter_errors(request)] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "number", "index"),
     _one_step_per_op(),
@@ -112,6 +114,7 @@ def test_a_step_with_an_unknown_field(path: Path, number: int, index: int) -> No
     assert list(schema_validator(RUN_REQUEST).iter_errors(request)) == []
 
 
+@pytest.mark.slow
 def test_a_case_file_with_an_unknown_step_field_is_refused_by_validate(tmp_path: Path) -> None:
     spec = tmp_path / "spec"
     shutil.copytree(SPEC, spec)

@@ -57,6 +57,7 @@ def test_bundled_loop_json_is_valid() -> None:
     assert spec_errors(LOOP, SPEC / "loop.json") == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name)
 def test_bundled_case_file_is_valid(path: Path) -> None:
     assert spec_errors(CASES, path) == []

@@ -39,6 +39,7 @@ def test_discovery_finds_the_spec_in_and_above_the_current_folder(checkout: Path
     assert discover(checkout.parent) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "how"),
     [
@@ -58,6 +59,7 @@ def test_a_command_inside_a_checkout_uses_its_spec_and_says_so(
     assert "would change" in done.stdout
 
 
+@pytest.mark.slow
 def test_spec_overrides_discovery(checkout: Path, tmp_path: Path) -> None:
     _edit_loop(checkout / "spec")
     other = tmp_path / "other"
@@ -66,11 +68,13 @@ def test_spec_overrides_discovery(checkout: Path, tmp_path: Path) -> None:
     assert done.stderr.splitlines()[0] == f"spec: {other.resolve()} (given with --spec)"
 
 
+@pytest.mark.slow
 def test_outside_any_checkout_the_bundled_spec_is_used(tmp_path: Path) -> None:
     done = ctxconf("validate", cwd=tmp_path)
     assert done.stderr.splitlines()[0] == f"spec: {bundled_spec_dir().resolve()} (bundled)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command", [["validate"], ["lint"], ["check"], ["regen", "--check"], ["show", "x"]]
 )

@@ -52,6 +52,7 @@ def _broken(data: dict[str, Any]) -> list[dict[str, Any]]:
     return wrong
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", reader.list_case_files(SPEC), ids=lambda p: p.name)
 def test_the_quick_check_agrees_with_the_full_one(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -61,6 +62,7 @@ def test_the_quick_check_agrees_with_the_full_one(path: Path) -> None:
         assert problems._surely_valid(reader.CASES, wrong) == valid
 
 
+@pytest.mark.slow
 def test_check_reads_each_spec_file_once(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -25,6 +25,7 @@ def _line_of(path: Path, text: str) -> int:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", ["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
 def test_validate_refuses_a_non_finite_argument(spec: Path, number: str) -> None:
     cases = spec / "conformance" / "context.json"
@@ -39,6 +40,7 @@ def test_validate_refuses_a_non_finite_argument(spec: Path, number: str) -> None
     assert f"context.json:{line}:" in ran.stderr, ran
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", ["1.0e+400", ".nan", "-.inf"])
 def test_add_case_refuses_a_non_finite_argument(spec: Path, tmp_path: Path, number: str) -> None:
     new = tmp_path / "new.yaml"

@@ -89,6 +89,7 @@ _CASE_EDITS: dict[str, Callable[[dict], None]] = {  # type: ignore[type-arg]
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", list(_CASE_EDITS), ids=list(_CASE_EDITS))
 def test_wrong_types_at_any_depth_are_refused_by_the_schema(spec: Path, edit: str) -> None:
     path = spec / "conformance" / "context.json"
@@ -112,7 +113,8 @@ def test_what_is_not_a_regular_file_is_refused_without_reading_it(tmp_path: Path
     assert "device" in str(_refused(zero))
     assert "link to a missing file" in str(_refused(dangling))
     assert "no such file" in str(_refused(tmp_path / "missing.json"))
-    assert time.monotonic() - started < 5
+    # A guard, not a budget: a FIFO with no writer or /dev/zero read would never end.
+    assert time.monotonic() - started < 60
 
 
 def test_a_file_over_the_size_limit_is_refused(
@@ -179,6 +181,7 @@ def _bomb() -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "place", "words"),
     [
@@ -223,4 +226,6 @@ def test_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(SpecFileError, match="aliases expand"):
         load_user_yaml(_yaml(tmp_path, _bomb()))
-    assert time.monotonic() - started < 5
+    # The refusal counts alias uses as they expand; the clock only guards against a blow-up
+    # (the bomb expanded whole would take minutes and gigabytes).
+    assert time.monotonic() - started < 60

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from ctxconf.specdata.paths import bundled_spec_dir
 from ctxconf.spectext.decisions import load_decisions, parse_decisions
 from tests.cli import ctxconf
@@ -26,6 +28,7 @@ def _row(anchor: str, spec: Path) -> str:
     return next(line for line in text.split("\n") if line.startswith(f"| [`{anchor}`]"))
 
 
+@pytest.mark.slow
 def test_the_bundled_spec_lints_clean() -> None:
     ctxconf("lint", "--spec", SPEC)
 
@@ -38,6 +41,7 @@ def test_every_decision_has_both_readings_and_its_cases() -> None:
         assert decision.reading != decision.other
 
 
+@pytest.mark.slow
 def test_a_marked_rule_without_a_row_fails(spec: Path) -> None:
     _edit(spec / "context.md", _row("ctx.compact.escape", spec) + "\n", "")
     done = ctxconf("lint", "--spec", spec, expect=1)
@@ -49,6 +53,7 @@ def test_a_marked_rule_without_a_row_fails(spec: Path) -> None:
     assert f"context.md:{line}: rule ctx.compact.escape is marked 'Decision:'" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_row_whose_rule_is_not_marked_fails(spec: Path) -> None:
     md = spec / "context.md"
     text = md.read_text(encoding="utf-8")
@@ -59,6 +64,7 @@ def test_a_row_whose_rule_is_not_marked_fails(spec: Path) -> None:
     assert "rule ctx.compact.escape has a Decisions row but no line 'Decision: …'" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_row_listing_other_cases_fails(spec: Path) -> None:
     row = _row("ctx.edit.no-change", spec)
     _edit(spec / "context.md", row, row.replace("`edit-without-change`, ", ""))

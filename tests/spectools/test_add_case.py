@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ctxconf.reference import OPS_BY_AREA
 from ctxconf.specdata.paths import bundled_spec_dir
 from ctxconf.spectools.regen import splice
@@ -30,6 +32,7 @@ def test_an_unknown_op_names_the_known_ops_at_its_place(spec: Path, tmp_path: Pa
     assert "KeyError" not in done.stderr
 
 
+@pytest.mark.slow
 def test_an_unknown_rule_anchor_is_refused_with_the_nearest(spec: Path, tmp_path: Path) -> None:
     new = _yaml(
         tmp_path,
@@ -41,6 +44,7 @@ def test_an_unknown_rule_anchor_is_refused_with_the_nearest(spec: Path, tmp_path
     assert "did you mean ctx.stub.unchanged" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_schema_problem_is_placed_in_the_yaml(spec: Path, tmp_path: Path) -> None:
     new = _yaml(tmp_path, _HEAD + "  - op: read\n    path: a\n    content: 42\n")
     done = ctxconf("add-case", new, "--spec", spec, expect=1)
@@ -57,6 +61,7 @@ def test_a_second_case_in_a_list_is_placed_by_its_own_line(spec: Path, tmp_path:
     assert f"{new}:10:12: unknown op 'nope'" in done.stderr, str(done)
 
 
+@pytest.mark.slow
 def test_a_missing_field_is_named_as_the_schema_names_it(spec: Path, tmp_path: Path) -> None:
     new = _yaml(tmp_path, _HEAD + "  - {op: read, path: a}\n")
     done = ctxconf("add-case", new, "--spec", spec, expect=1)
@@ -64,6 +69,7 @@ def test_a_missing_field_is_named_as_the_schema_names_it(spec: Path, tmp_path: P
     assert "KeyError" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_case_file_shaped_yaml_goes_to_its_areas_file(spec: Path, tmp_path: Path) -> None:
     new = _yaml(
         tmp_path,
@@ -79,6 +85,7 @@ def test_a_case_file_shaped_yaml_goes_to_its_areas_file(spec: Path, tmp_path: Pa
     assert len(cases["cases"][-1]["expect"]) == 2
 
 
+@pytest.mark.slow
 def test_a_case_file_of_another_area_is_refused(spec: Path, tmp_path: Path) -> None:
     new = _yaml(tmp_path, "area: prefix\ncases: []\n")
     target = spec / "conformance" / "context.json"
@@ -86,6 +93,7 @@ def test_a_case_file_of_another_area_is_refused(spec: Path, tmp_path: Path) -> N
     assert f"{new}:1:7: these cases are of the area 'prefix'" in done.stderr, str(done)
 
 
+@pytest.mark.slow
 def test_a_date_in_the_yaml_stays_the_text_written(spec: Path, tmp_path: Path) -> None:
     new = _yaml(tmp_path, _HEAD.replace("description: d", "description: 2024-01-01"))
     new.write_text(new.read_text() + "  - {op: read, path: a, content: a}\n", encoding="utf-8")
@@ -95,6 +103,7 @@ def test_a_date_in_the_yaml_stays_the_text_written(spec: Path, tmp_path: Path) -
     assert cases["cases"][-1]["description"] == "2024-01-01"
 
 
+@pytest.mark.slow
 def test_add_case_leaves_no_temporary_file(spec: Path, tmp_path: Path) -> None:
     new = _yaml(tmp_path, _HEAD + "  - {op: read, path: a, content: a}\n")
     before = sorted(p.name for p in (spec / "conformance").iterdir())
@@ -104,6 +113,7 @@ def test_add_case_leaves_no_temporary_file(spec: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in (spec / "conformance").iterdir()) == before
 
 
+@pytest.mark.slow
 def test_show_suggests_the_names_near_a_mistyped_one() -> None:
     done = ctxconf("show", "reread-unchaged-is-stub", expect=2)
     assert "did you mean: reread-unchanged-is-stub" in done.stderr
@@ -118,6 +128,7 @@ def _authors_edit(spec: Path) -> None:
     loop.write_text(text.replace('"Same result as {target}."', '"Same as {target}."', 1))
 
 
+@pytest.mark.slow
 def test_accept_authors_rewrites_their_cases_and_accounts_for_each(spec: Path) -> None:
     _authors_edit(spec)
     refused = ctxconf("regen", "--spec", spec, expect=1)
@@ -137,6 +148,7 @@ def test_splice_keeps_every_byte_outside_the_edits() -> None:
     assert splice(text, []) == text
 
 
+@pytest.mark.slow
 def test_regen_rewrites_many_stale_cases_in_one_pass(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
     data = limits.parse_json(cases.read_text(encoding="utf-8"), exact=True)

@@ -29,6 +29,7 @@ def test_every_rule_is_named_in_the_reference_and_nothing_else_is() -> None:
             assert line.strip().startswith("# rule: ")
 
 
+@pytest.mark.slow
 def test_show_prints_a_rule_its_places_and_its_cases() -> None:
     anchor = sorted(RULES)[0]
     done = ctxconf("show", anchor, cwd=SPEC.parent)
@@ -48,6 +49,7 @@ def test_show_prints_a_rule_its_places_and_its_cases() -> None:
     assert cases and all(f": {name}\n" in done.stdout + "\n" for name in cases)
 
 
+@pytest.mark.slow
 def test_lint_fails_on_a_rule_implemented_nowhere(tmp_path: Path) -> None:
     spec = tmp_path / "spec"
     shutil.copytree(SPEC, spec)
@@ -69,12 +71,14 @@ def test_a_comment_naming_no_rule_is_a_finding(tmp_path: Path) -> None:
     assert "ctx.no.such-rule" in findings[0].message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("anchor", ["ctx.no.such-rule"])
 def test_show_of_an_unknown_anchor_is_a_usage_error(anchor: str) -> None:
     done = ctxconf("show", anchor, cwd=SPEC.parent, expect=2)
     assert "no case or rule named" in done.stderr
 
 
+@pytest.mark.slow
 def test_show_suggests_the_rule_near_a_mistyped_anchor() -> None:
     done = ctxconf("show", "hist.rewind.droped", cwd=SPEC.parent, expect=2)
     assert "did you mean: hist.rewind.dropped" in done.stderr

@@ -14,6 +14,8 @@ import pytest
 
 from tests.cli import ctxconf
 
+pytestmark = pytest.mark.slow  # every command on every broken spec folder
+
 
 def _dangling(spec: Path) -> str:
     (spec / "conformance" / "zz.json").symlink_to(spec / "conformance" / "nowhere.json")

@@ -17,15 +17,18 @@ def _edit_json(path: Path, edit) -> None:  # type: ignore[no-untyped-def]
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_check_passes_on_the_bundled_spec() -> None:
     done = ctxconf("check")
     assert "ctxconf check passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_check_passes_on_a_copy_elsewhere(spec: Path) -> None:
     ctxconf("check", "--spec", spec, cwd=spec.parent)
 
 
+@pytest.mark.slow
 def test_regen_changes_exactly_the_affected_expectations(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
     before = cases.read_text(encoding="utf-8")
@@ -52,6 +55,7 @@ def test_regen_changes_exactly_the_affected_expectations(spec: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_regen_without_changes_keeps_the_file_byte_for_byte(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
     # An editor's own formatting: compact separators, which a re-dump would not keep.
@@ -63,6 +67,7 @@ def test_regen_without_changes_keeps_the_file_byte_for_byte(spec: Path) -> None:
     assert cases.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_regen_fills_a_new_case_and_keeps_unknown_fields(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
 
@@ -85,6 +90,7 @@ def test_regen_fills_a_new_case_and_keeps_unknown_fields(spec: Path) -> None:
     assert fresh["expect"] == ["[#0001 a lines 1-1 of 1 sha 87428fc5]\n1: a"]
 
 
+@pytest.mark.slow
 def test_lint_reports_bad_id_quote_and_rule_without_case(spec: Path) -> None:
     cases = spec / "conformance" / "context.json"
     text = cases.read_text(encoding="utf-8").replace('"#a001"', '"#g001"', 1)
@@ -108,6 +114,7 @@ def test_lint_reports_bad_id_quote_and_rule_without_case(spec: Path) -> None:
     assert "context.md:" in done.stdout
 
 
+@pytest.mark.slow
 def test_lint_catches_an_example_that_left_its_template(spec: Path) -> None:
     md = spec / "context.md"
     text = md.read_text(encoding="utf-8")
@@ -117,6 +124,7 @@ def test_lint_catches_an_example_that_left_its_template(spec: Path) -> None:
     assert "matches no template of loop.json" in done.stdout and "Unchanged from #" in done.stdout
 
 
+@pytest.mark.slow
 def test_lint_catches_a_case_naming_an_unknown_rule_and_a_version_mismatch(spec: Path) -> None:
     _edit_json(
         spec / "conformance" / "context.json",
@@ -127,6 +135,7 @@ def test_lint_catches_a_case_naming_an_unknown_rule_and_a_version_mismatch(spec:
     assert "version 9.9.9 differs from loop.json's" in done.stdout
 
 
+@pytest.mark.slow
 def test_lint_catches_an_unused_template(spec: Path) -> None:
     _edit_json(
         spec / "loop.json", lambda d: d["context"]["texts"].update(orphan="nobody renders me")
@@ -135,6 +144,7 @@ def test_lint_catches_an_unused_template(spec: Path) -> None:
     assert "template 'orphan' is rendered nowhere" in done.stdout
 
 
+@pytest.mark.slow
 def test_check_fails_on_a_stale_expectation(spec: Path) -> None:
     loop = spec / "loop.json"
     loop.write_text(
@@ -178,6 +188,7 @@ def test_add_case_reports_bad_yaml_with_its_place(spec: Path, tmp_path: Path) ->
     assert f"{bad}:3:1: not valid YAML" in done.stderr
 
 
+@pytest.mark.slow
 def test_add_case_refuses_a_step_the_schema_refuses(spec: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(
@@ -190,6 +201,7 @@ def test_add_case_refuses_a_step_the_schema_refuses(spec: Path, tmp_path: Path) 
     assert f"{bad}:5:20: '#G001'" in done.stderr, str(done)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [["regen"], ["regen", "--check"], ["lint"], ["show", "x"], ["validate"], ["check"]],

@@ -29,6 +29,8 @@ from hypothesis import strategies as st
 from ctxconf.cli import main
 from ctxconf.specdata.paths import bundled_spec_dir
 
+pytestmark = pytest.mark.slow  # broken spec folders at random, through every command
+
 JSON_FILES = ["loop.json", "conformance/context.json", "conformance/prefix.json"]
 SHOWN_CASE = "lines-end-at-newline-only"
 SECONDS_PER_COMMAND = 30

@@ -244,6 +244,7 @@ def test_bundled_spec_is_valid_from_the_command_line() -> None:
     assert result.stdout == f"ok: {files} files valid\n"
 
 
+@pytest.mark.slow
 def test_broken_file_is_refused_with_the_place(broken: tuple[Broken, Path]) -> None:
     which, path = broken
     problems = validate_files([path])
@@ -259,6 +260,7 @@ def test_broken_file_is_refused_with_the_place(broken: tuple[Broken, Path]) -> N
         assert problem.line == line_of(text, which.marker, which.occurrence)
 
 
+@pytest.mark.slow
 def test_every_broken_file_is_reported_in_one_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -278,6 +280,7 @@ def test_every_broken_file_is_reported_in_one_run(
     ]
 
 
+@pytest.mark.slow
 def test_all_problems_are_collected_in_order_of_place(tmp_path: Path) -> None:
     data = copy.deepcopy(CASES)
     for change in (_two_line_description, _set_id, _duplicate_name, _unknown_top_key):
@@ -326,6 +329,7 @@ def spec_copy(tmp_path: Path) -> Path:
     return spec
 
 
+@pytest.mark.slow
 def test_loop_json_with_a_missing_template_and_a_negative_number(tmp_path: Path) -> None:
     spec = spec_copy(tmp_path)
     loop = copy.deepcopy(LOOP)
@@ -361,6 +365,7 @@ def test_case_file_version_must_be_the_spec_version(tmp_path: Path) -> None:
     assert f"'0.0.1' is not the spec's {LOOP['version']!r}" in problem.message
 
 
+@pytest.mark.slow
 def test_a_spec_folder_given_as_a_file_stands_for_its_files(tmp_path: Path) -> None:
     spec = spec_copy(tmp_path)
     result = ctxconf("validate", spec)

@@ -111,6 +111,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(value=json_values, indent=st.sampled_from([None, 0, 2, "\t"]), ascii=st.booleans())
 def test_every_pointer_points_at_its_value(
     value: Any, indent: int | str | None, ascii: bool

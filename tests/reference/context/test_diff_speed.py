@@ -39,6 +39,7 @@ def text_pairs(draw: st.DrawFn) -> tuple[str, str]:
     return "\n".join(before) + ends[: len(ends) // 2], "\n".join(after) + ends[len(ends) // 2 :]
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, derandomize=True, database=None)
 @given(text_pairs(), st.sampled_from([0, 1, 2, 3, 5, 8, 13, 1000]), st.sampled_from([0, 1, 3]))
 def test_the_diff_is_that_of_the_plain_search(

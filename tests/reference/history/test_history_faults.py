@@ -53,6 +53,7 @@ def run_history(impl: str, tmp_path: Path, expect: int) -> dict[str, str]:
     return {case["name"]: case["verdict"] for case in document["cases"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_history_fault_fails_its_named_cases(fault: str, tmp_path: Path) -> None:
     verdicts = run_history(f"python:tests.faulty.{fault}", tmp_path, expect=1)
@@ -62,6 +63,7 @@ def test_a_history_fault_fails_its_named_cases(fault: str, tmp_path: Path) -> No
     assert "pass" in verdicts.values(), "the fault must cost its cases, not every case"
 
 
+@pytest.mark.slow
 def test_the_reference_passes_every_history_case(tmp_path: Path) -> None:
     verdicts = run_history("reference", tmp_path, expect=0)
     assert verdicts and set(verdicts.values()) == {"pass"}

@@ -23,6 +23,8 @@ from tests.cli import Done
 from tests.cli import ctxconf as run_ctxconf
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.slow  # fuzzing searches
+
 REPO = ROOT
 AREA = REGISTRY["history"]
 LOOP = read_loop()

@@ -567,6 +567,7 @@ def test_the_reference_passes_the_history_cases(tmp_path: Path) -> None:
     assert verdicts == {"pass"}, done.stdout
 
 
+@pytest.mark.slow
 def test_a_history_step_is_held_to_its_closed_shape(tmp_path: Path) -> None:
     spec = tmp_path / "spec"
     shutil.copytree(SPEC, spec)

@@ -125,6 +125,7 @@ def test_a_whole_number_written_with_a_fraction_is_that_number() -> None:
     assert run_history_case({"steps": written}, LOOP) == run_history_case({"steps": plain}, LOOP)
 
 
+@pytest.mark.slow
 def test_validate_places_every_refusal_and_survives_a_call_that_is_no_object(
     tmp_path: Path,
 ) -> None:

@@ -329,6 +329,7 @@ BROKEN_PREFIX = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "change", "says"), BROKEN_PREFIX,
                          ids=[b[0] for b in BROKEN_PREFIX])
 def test_validate_refuses_a_broken_prefix_file(tmp_path: Path, name: str, change: Any,
@@ -338,6 +339,7 @@ def test_validate_refuses_a_broken_prefix_file(tmp_path: Path, name: str, change
     assert says in problems[0]
 
 
+@pytest.mark.slow
 def test_a_prefix_op_in_a_context_file_is_refused(tmp_path: Path) -> None:
     data = json.loads((SPEC / "conformance" / "context.json").read_text(encoding="utf-8"))
     data["cases"][0]["steps"][0] = {"op": "user", "text": "hi"}
@@ -356,6 +358,7 @@ def test_every_example_of_prefix_md_is_a_case_output() -> None:
     assert not missing, missing
 
 
+@pytest.mark.slow
 def test_lint_checks_prefix_md_quotes_and_examples(spec: Path) -> None:
     md = spec / "prefix.md"
     text = md.read_text(encoding="utf-8")
@@ -368,6 +371,7 @@ def test_lint_checks_prefix_md_quotes_and_examples(spec: Path) -> None:
     assert "example 'The person went to review mode.' matches no template" in done.stdout
 
 
+@pytest.mark.slow
 def test_lint_finds_a_prefix_rule_without_case_and_an_unrendered_template(spec: Path) -> None:
     md = spec / "prefix.md"
     md.write_text(md.read_text(encoding="utf-8") + "\n### `pfx.extra.rule` Untested\n\nText.\n",
@@ -380,6 +384,7 @@ def test_lint_finds_a_prefix_rule_without_case_and_an_unrendered_template(spec: 
     assert "template 'orphan' is rendered nowhere" in done.stdout
 
 
+@pytest.mark.slow
 def test_regen_rewrites_prefix_expectations_from_loop_json(spec: Path) -> None:
     loop_path = spec / "loop.json"
     loop_path.write_text(loop_path.read_text(encoding="utf-8").replace(
@@ -397,6 +402,7 @@ def test_regen_rewrites_prefix_expectations_from_loop_json(spec: Path) -> None:
     assert "`context.note.date` is quoted as (\"Today's date is {date}.\")" in checked.stdout
 
 
+@pytest.mark.slow
 def test_add_case_to_the_prefix_file(spec: Path, tmp_path: Path) -> None:
     new = tmp_path / "new.yaml"
     new.write_text(
@@ -410,6 +416,7 @@ def test_add_case_to_the_prefix_file(spec: Path, tmp_path: Path) -> None:
                                    "Today's date is 2026-11-04.\n</session-note>\n\nHi"]
 
 
+@pytest.mark.slow
 def test_show_prints_structured_fields_as_indented_json() -> None:
     done = ctxconf("show", "usage-bedrock-cache-read")
     assert "step 2: response provider=\"bedrock\" stream=false\n  body:\n    │ {\n" in done.stdout

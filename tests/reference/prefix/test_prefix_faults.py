@@ -53,6 +53,7 @@ def run(request):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_fault_fails_its_named_case(fault: str, tmp_path: Path) -> None:
     file, old, new, case = FAULTS[fault]
