@@ -24,6 +24,7 @@ def test_the_mock_writes_call_arguments_as_compact_json() -> None:
     assert responses["output"][0]["arguments"] == arguments
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chat", "responses"])
 def test_arguments_written_again_on_resume_pass_compact_and_fail_spaced(
     tmp_path: Path, shape: str

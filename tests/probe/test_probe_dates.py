@@ -49,6 +49,7 @@ def test_another_day_or_a_version_number_is_no_date_of_the_run(text: str) -> Non
     assert find_date(text, [DAY]) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "form", "shape"),
     [
@@ -73,6 +74,7 @@ def test_a_date_in_the_prompt_or_a_tool_fails_no_clock_where_the_clean_twin_pass
     assert clean.verdict == "pass", clean
 
 
+@pytest.mark.slow
 def test_two_days_tell_apart_a_tool_description_that_holds_the_day(tmp_path: Path) -> None:
     checks = checks_of(
         run_fake(
@@ -88,6 +90,7 @@ def test_two_days_tell_apart_a_tool_description_that_holds_the_day(tmp_path: Pat
     assert "January 15, 2027" in checks["no-clock"].summary
 
 
+@pytest.mark.slow
 def test_a_harness_that_never_states_a_date_cannot_be_judged_on_the_note(tmp_path: Path) -> None:
     checks = checks_of(run_fake(tmp_path, "chat", "midnight", variant="dateless"))
     assert checks["date-note"].verdict == "not-testable"
@@ -95,6 +98,7 @@ def test_a_harness_that_never_states_a_date_cannot_be_judged_on_the_note(tmp_pat
     assert checks["system-once"].verdict == "pass"
 
 
+@pytest.mark.slow
 def test_a_failed_note_names_every_half_of_what_went_wrong_and_what_held(tmp_path: Path) -> None:
     # The reminder it appends to the last user message and drops later rewrites history; the new
     # date still rides on the next message, and the summary says both.

@@ -36,6 +36,7 @@ def test_a_hang_after_one_request_errs_every_check_that_needed_the_rest(
     assert ("turns", 0) in [(f.need, f.turn) for f in judge_run(run).shortfalls]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chat", "gemini"])
 def test_a_clean_twin_of_each_fault_measures_every_turn(tmp_path: Path, shape: str) -> None:
     run = run_fake(tmp_path, shape)
@@ -44,6 +45,7 @@ def test_a_clean_twin_of_each_fault_measures_every_turn(tmp_path: Path, shape: s
     assert all(c.verdict != "error" for c in judged.checks), judged.checks
 
 
+@pytest.mark.slow
 def test_a_resume_that_exits_having_sent_nothing_is_an_error_not_a_pass(tmp_path: Path) -> None:
     checks = checks_of(run_fake(tmp_path, "responses", variant="fails_on_resume"))
     for check_id in REQUEST_CHECKS:
@@ -53,6 +55,7 @@ def test_a_resume_that_exits_having_sent_nothing_is_an_error_not_a_pass(tmp_path
     assert "cannot be used with --trust-folder" in summary
 
 
+@pytest.mark.slow
 def test_a_first_turn_that_fails_does_not_let_the_next_turn_play_its_script(
     tmp_path: Path,
 ) -> None:
@@ -69,6 +72,7 @@ def test_a_first_turn_that_fails_does_not_let_the_next_turn_play_its_script(
     assert checks["system-once"].summary.startswith("turn 1 sent no request")
 
 
+@pytest.mark.slow
 def test_a_kill_that_comes_after_the_turn_ended_is_an_error_for_the_history_checks(
     tmp_path: Path,
 ) -> None:

@@ -14,6 +14,7 @@ from ctxconf.probe.wire import parse_request
 from .helpers import checks_of, run_fake
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("part", "shape", "said"),
     [

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from ctxconf.probe.harness import harness_version
 from ctxconf.probe.profile import load_profile
 from tests.cli import ctxconf
@@ -14,6 +16,7 @@ from tests.cli import ctxconf
 from .helpers import checks_of, fake_profile, run_fake
 
 
+@pytest.mark.slow
 def test_a_resume_that_started_a_new_session_says_so_not_a_rewrite(tmp_path: Path) -> None:
     checks = checks_of(run_fake(tmp_path, "anthropic", variant="forgets_on_resume"))
     prefix = checks["history-prefix"]
@@ -42,6 +45,7 @@ def test_a_version_command_that_fails_is_no_version(tmp_path: Path) -> None:
     assert harness_version(printed, []) == "2.4.6"
 
 
+@pytest.mark.slow
 def test_a_harness_that_is_not_installed_is_one_line_with_one_reason(tmp_path: Path) -> None:
     path = fake_profile(tmp_path)
     profile = json.loads(path.read_text())
