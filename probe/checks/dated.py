@@ -141,7 +141,8 @@ def date_note(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Che
     change = tool_change(old.tools, new.tools)
     if change:
         what, how = change
-        problems.append(f"{what} was remade: {how}")
+        dated = any(find_date(t.description, [new_day]) for t in new.tools)
+        problems.append(f"{what} was remade: {how}" + (" (it holds the new date)" if dated else ""))
     index = _first_difference(old.canonical_messages(), new.canonical_messages())
     if index is not None:
         problems.append(f"message {index} already sent was rewritten")

@@ -20,6 +20,7 @@ from .helpers import checks_of, run_fake
     [
         ("description", "chat", "the description of `bash` changed on request 3: "),
         ("description", "gemini", "the description of `run_shell_command` changed on request 3"),
+        ("description", "responses", "the description of `exec_command` changed on request 3"),
         ("schema", "anthropic", "the input schema of `Bash` changed on request 3: at /properties"),
         ("order", "anthropic", "the order of the tools changed on request 3"),
         ("added", "chat", "the tool list changed on request 3: `todo` added"),
