@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MARKER = "CTXCONF_PROBE_CONTAINER"
+PRELOAD = "CTXCONF_PROBE_PRELOAD"  # LD_PRELOAD on its way past the shell that joins the cgroup
 END_TRIES = 60  # rounds of SIGKILL, END_PAUSE_S apart, before a process counts as not ended
 END_PAUSE_S = 0.05
 NAME_CHARS = 160
@@ -90,16 +91,22 @@ class Container:
             except OSError:
                 self.cgroup = None
 
-    @property
-    def env(self) -> dict[str, str]:
-        return {MARKER: self.token}
-
-    def argv(self, argv: list[str]) -> list[str]:
-        """`argv` started inside the cgroup: a shell joins it, then becomes the harness."""
+    def command(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """`argv` and its environment, started inside the cgroup and with the marker: a shell
+        joins the cgroup, then becomes the harness. A preloaded library (libfaketime) is set
+        for the harness alone: loaded into the shell too, it would find the state it made for
+        that process id already there after the exec, and the harness would not start."""
+        env = {**env, MARKER: self.token}
         if self.cgroup is None:
-            return argv
+            return argv, env
         join = 'echo $$ > "$0" 2>/dev/null; exec "$@"'
-        return ["/bin/sh", "-c", join, str(self.cgroup / "cgroup.procs"), *argv]
+        if "LD_PRELOAD" in env:
+            env[PRELOAD] = env.pop("LD_PRELOAD")
+            join = (
+                f'echo $$ > "$0" 2>/dev/null; export LD_PRELOAD="${PRELOAD}"; unset {PRELOAD};'
+                ' exec "$@"'
+            )
+        return ["/bin/sh", "-c", join, str(self.cgroup / "cgroup.procs"), *argv], env
 
     def _pids(self) -> set[int]:
         pids: set[int] = set()

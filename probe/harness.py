@@ -172,11 +172,12 @@ class _Session:
         with ExitStack() as files:
             o, e = files.enter_context(out.open("wb")), files.enter_context(err.open("wb"))
             source = files.enter_context(stdin.open("rb")) if stdin else subprocess.PIPE
+            command, command_env = container.command([executable, *argv[1:]], env)
             try:
                 process = subprocess.Popen(
-                    container.argv([executable, *argv[1:]]),
+                    command,
                     cwd=self.room.work,
-                    env={**env, **container.env},
+                    env=command_env,
                     stdin=source,
                     stdout=o if stdin else subprocess.PIPE,
                     stderr=e,
@@ -485,11 +486,12 @@ def harness_version(profile: Profile, path_prefix: list[str]) -> str | None:
         if executable is None:
             return None
         container = Container()
+        command, command_env = container.command([executable, *argv[1:]], env)
         try:
             with room.stdin.open("rb") as stdin:
                 process = subprocess.Popen(
-                    container.argv([executable, *argv[1:]]),
-                    env={**env, **container.env},
+                    command,
+                    env=command_env,
                     cwd=room.work,
                     stdin=stdin,
                     stdout=subprocess.PIPE,

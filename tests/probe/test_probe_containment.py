@@ -11,6 +11,8 @@ import json
 import os
 import secrets
 import signal
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ import pytest
 from ctxconf.probe import containment
 from ctxconf.probe.bodies import MAX_BODY_BYTES
 from ctxconf.probe.checks import judge_run
+from ctxconf.probe.isolation import faketime_library
 from ctxconf.probe.server import MockServer, Script, read_log
 from tests.cli import ctxconf
 
@@ -231,3 +234,25 @@ def test_a_kill_that_misses_the_command_is_an_error_not_a_crash(
         assert "no process of the harness was running 'timeout 6 tail -f /dev/null'" in (
             checks[check_id].summary
         )
+
+
+def test_a_preloaded_library_reaches_the_harness_and_not_the_shell_that_joins_the_cgroup(
+    finder: str,
+) -> None:
+    # libfaketime loaded into the joining shell leaves state for its process id, which the
+    # harness, exec'd in the same process, then finds (Claude Code exits 1 on it).
+    library = faketime_library()
+    if library is None:
+        pytest.skip("libfaketime is not installed (Debian: apt-get install faketime)")
+    container = containment.Container()
+    code = "import os; print(os.environ.get('LD_PRELOAD'), os.environ.get('CTXCONF_PROBE_PRELOAD'))"
+    env = {"PATH": "/usr/bin:/bin", "LD_PRELOAD": library}
+    argv, started_env = container.command([sys.executable, "-c", code], env)
+    try:
+        done = subprocess.run(argv, env=started_env, capture_output=True, text=True, check=True)
+    finally:
+        container.close()
+    assert done.stdout.split() == [library, "None"]
+    assert started_env[containment.MARKER] == container.token
+    if finder == "cgroup":
+        assert "LD_PRELOAD" not in started_env  # the shell runs without it
