@@ -98,7 +98,7 @@ def widened_margin(scenario: Scenario, session: SessionRun) -> float | None:
         return None
     took = max(turn_seconds(scenario, session, m.turn) for m in late)
     margin = session.margins[-1] if session.margins else margin_before_midnight(session.clock)
-    return max(2 * margin, took * MARGIN_GROWTH + MARGIN_SLACK_S)
+    return round(max(2 * margin, took * MARGIN_GROWTH + MARGIN_SLACK_S), 1)
 
 
 __all__ = [
