@@ -285,10 +285,11 @@ class _Session:
         if entry_at not in ends:
             end = units[min(p for p in ends if p > entry_at)].path
             return f"{where}, inside a run of blocks the lookback checks as one, at {end}"
-        distance = 1 + sum(1 for p in ends if entry_at < p < after[0])
+        # Both ends counted, as the lookback counts them: the breakpoint is the first.
+        counted = 2 + sum(1 for p in ends if entry_at < p < after[0])
         return (
-            f"{where}, {distance} positions back from the breakpoint at "
-            f"{units[after[0]].path}: the lookback checks {LOOKBACK}"
+            f"{where}, {counted} positions from the breakpoint at {units[after[0]].path} "
+            f"counting both: the lookback checks {LOOKBACK}"
         )
 
 

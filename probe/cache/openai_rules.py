@@ -5,8 +5,9 @@ Implicit (models before GPT-5.6): a prompt of at least 1,024 tokens is matched a
 prompt still held on the machine its request is routed to, and the longest shared prefix is read
 in 128-token steps (1,024, 1,152, …). The route is a hash of the first 256 tokens together with
 `prompt_cache_key`, so a changed key, or a change within the first 256 tokens, finds another
-machine. No write is reported. A prompt is held 5 minutes after its last use, and at most an hour
-after it was written (24 hours with `prompt_cache_retention: "24h"`).
+machine. No write is reported. A prompt is held 5 minutes after its last use (24 hours with
+`prompt_cache_retention: "24h"`). The facts' cap of an hour is not simulated apart: a request
+that reads stores its own prompt, which holds the same prefix afresh, so no count depends on it.
 
 Breakpoints (GPT-5.6 and later, or any request with `prompt_cache_options`): entries are the
 prefixes ending at breakpoints, the explicit `prompt_cache_breakpoint` marks and, in `implicit`
@@ -43,7 +44,6 @@ MINIMUM = 1024
 STEP = 128
 ROUTE_TOKENS = 256
 IDLE_SECONDS = 300.0
-LONGEST_SECONDS = 3600.0
 RETAINED_SECONDS = 24 * 3600.0
 BREAKPOINT_SECONDS = 1800.0
 SEARCHED = 50
@@ -97,7 +97,6 @@ def breakpoints(request: CacheRequest) -> tuple[list[int], int | None]:
 class _Held:
     request: int
     last_used: float
-    until: float  # the latest moment it may live, whatever its use
 
 
 @dataclass
@@ -136,7 +135,7 @@ class _Session:
 
     def _alive(self, held: _Held, t: float) -> bool:
         written = self.requests[held.request].time
-        return written < t < held.until and t - held.last_used < self._idle(held.request)
+        return written < t < held.last_used + self._idle(held.request)
 
     def _idle(self, index: int) -> float:
         retention = self.requests[index].settings.retention
@@ -159,9 +158,7 @@ class _Session:
         for h in alive:
             if best and h.request == best[0] and read:
                 h.last_used = t
-        idle = self._idle(index)
-        until = t + (RETAINED_SECONDS if idle == RETAINED_SECONDS else LONGEST_SECONDS)
-        machine.append(_Held(index, t, until))
+        machine.append(_Held(index, t))
         shortfall = None
         # Under the minimum because the bytes diverged early is the divergence's doing.
         if best and 0 < length < MINIMUM and (best[1].full or request.tokens < MINIMUM):

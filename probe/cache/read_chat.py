@@ -22,7 +22,7 @@ def read_message_blocks(message: Mapping[str, Any], path: str) -> list[tuple[str
         else [(f"{path}.content.{n}", block) for n, block in enumerate(blocks_of(content))]
     )
     for n, call in enumerate(dicts(message.get("tool_calls"))):
-        blocks.append((f"{path}.tool_calls.{n}", {"type": "tool_call", **call}))
+        blocks.append((f"{path}.tool_calls.{n}", call))
     return blocks
 
 

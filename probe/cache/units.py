@@ -43,6 +43,8 @@ def blocks_of(content: Any) -> list[Any]:
 
 def kind_of(block: Any) -> str:
     if isinstance(block, Mapping):
+        if isinstance(block.get("function"), Mapping):  # a Chat Completions tool call
+            return "tool_call"
         kind = block.get("type")
         if isinstance(kind, str):
             return kind
