@@ -3,11 +3,12 @@ it, in its two modes.
 
 Implicit (models before GPT-5.6): a prompt of at least 1,024 tokens is matched against every
 prompt still held on the machine its request is routed to, and the longest shared prefix is read
-in 128-token steps (1,024, 1,152, …). The route is a hash of the first 256 tokens together with
-`prompt_cache_key`, so a changed key, or a change within the first 256 tokens, finds another
-machine. No write is reported. A prompt is held 5 minutes after its last use (24 hours with
-`prompt_cache_retention: "24h"`). The facts' cap of an hour is not simulated apart: a request
-that reads stores its own prompt, which holds the same prefix afresh, so no count depends on it.
+in 128-token steps (1,024, 1,152, …). `prompt_cache_key` routes the request: a changed key
+finds another machine. (The route's hash of the first 256 tokens is left out: two prompts that
+share 1,024 tokens share those too.) No write is reported. A prompt is held 5 minutes after
+its last use (24 hours with `prompt_cache_retention: "24h"`). The facts' cap of an hour is not
+simulated apart: a request that reads stores its own prompt, which holds the same prefix
+afresh, so no count depends on it.
 
 Breakpoints (GPT-5.6 and later, or any request with `prompt_cache_options`): entries are the
 prefixes ending at breakpoints, the explicit `prompt_cache_breakpoint` marks and, in `implicit`
@@ -29,7 +30,6 @@ its rate against OpenAI.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,11 +38,9 @@ from .outcome import Figures, Outcome, Shortfall
 from .prefix import best_earlier, chain, cumulative_tokens
 from .provider import Provider, Scope
 from .request import CacheRequest
-from .tokens import BYTES_PER_TOKEN
 
 MINIMUM = 1024
 STEP = 128
-ROUTE_TOKENS = 256
 IDLE_SECONDS = 300.0
 RETAINED_SECONDS = 24 * 3600.0
 BREAKPOINT_SECONDS = 1800.0
@@ -71,9 +69,9 @@ def stepped(shared_tokens: int) -> int:
     return MINIMUM + STEP * ((shared_tokens - MINIMUM) // STEP)
 
 
-def route(request: CacheRequest) -> tuple[str, str | None, bytes]:
-    head = b"".join(u.data for u in request.units)[: ROUTE_TOKENS * BYTES_PER_TOKEN]
-    return request.model, request.params.get("prompt_cache_key"), hashlib.sha256(head).digest()
+def route(request: CacheRequest) -> tuple[str, str | None]:
+    """Where a request's prompts are held: its model and its `prompt_cache_key`."""
+    return request.model, request.params.get("prompt_cache_key")
 
 
 def breakpoints(request: CacheRequest) -> tuple[list[int], int | None]:
@@ -111,7 +109,7 @@ class _Entry:
 class _Session:
     def __init__(self, requests: Sequence[CacheRequest]) -> None:
         self.requests = requests
-        self.prompts: dict[tuple[str, str | None, bytes], list[_Held]] = {}
+        self.prompts: dict[tuple[str, str | None], list[_Held]] = {}
         self.entries: list[_Entry] = []
         self.outcomes: list[Outcome] = []
 
@@ -169,7 +167,7 @@ class _Session:
     def play_breakpoints(self, index: int) -> Outcome:
         request, t = self.requests[index], self.requests[index].time
         held = self.held(index)
-        key = route(request)[:2]
+        key = route(request)
         hashes = chain(request.units)
         cum = cumulative_tokens(request.units)
         position = {digest: i for i, digest in enumerate(hashes)}
@@ -202,8 +200,8 @@ class _Session:
         live: list[_Entry],
     ) -> Shortfall | None:
         request = self.requests[index]
-        key = route(request)[:2]
-        same = [j for j in held if route(self.requests[j])[:2] == key]
+        key = route(request)
+        same = [j for j in held if route(self.requests[j]) == key]
         best = best_earlier(self.requests, index, same)
         if best is None or best[1].unit_tokens <= read:
             return None
