@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .outcome import ApiError, Figures, Outcome, RefusalKind, Shortfall
-from .prefix import chain, common_hashes, cumulative_tokens
+from .prefix import best_earlier, chain, common_hashes, cumulative_tokens
 from .provider import Provider, Scope
 from .request import CacheRequest, Unit
 
@@ -245,7 +245,10 @@ class _Session:
         same = [j for j in held if self.requests[j].model == request.model]
         if not same:
             return None
-        best = max(same, key=lambda j: (common_hashes(self.chains[j], hashes), j))
+        found = best_earlier(self.requests, index, same)
+        if found is None:
+            return None
+        best = found[0]
         count = common_hashes(self.chains[best], hashes)
         cum = cumulative_tokens(request.units)
         reach = cum[count - 1] if count else 0

@@ -26,22 +26,22 @@ class ByteDiff:
         return [f"- {self.earlier}", f"+ {self.later}", "  " + " " * self.at + "^"]
 
 
-def _text(data: bytes) -> str:
+def _decoded(data: bytes) -> str:
     # A window may cut a character in two: its stray bytes are dropped, not guessed at.
-    return visible(data.decode("utf-8", errors="ignore"))
+    return data.decode("utf-8", errors="ignore")
 
 
 def byte_diff(earlier: bytes, later: bytes, offset: int) -> ByteDiff:
     start = max(0, offset - CONTEXT_BYTES)
-    lead = ELLIPSIS if start > 0 else ""
-    head = lead + _text(later[start:offset])
+    head = (ELLIPSIS if start > 0 else "") + _decoded(later[start:offset])
 
     def around(data: bytes) -> str:
         end = offset + CONTEXT_BYTES
         tail = ELLIPSIS if end < len(data) else ""
-        return head + _text(data[offset:end]) + tail
+        return visible(head + _decoded(data[offset:end]) + tail)
 
-    return ByteDiff(offset, around(earlier), around(later), len(head))
+    # visible() shows each character as one, or as a longer ⟨U+…⟩ in both texts alike.
+    return ByteDiff(offset, around(earlier), around(later), len(visible(head + "x")) - 1)
 
 
 __all__ = ["CONTEXT_BYTES", "ByteDiff", "byte_diff"]

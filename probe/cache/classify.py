@@ -9,7 +9,7 @@ import re
 
 from .bytediff import byte_diff
 from .cause import ANCHORS, Cause
-from .prefix import Shared, common_bytes
+from .prefix import Shared, branches, common_bytes
 from .request import CacheRequest, Unit
 
 # A date or a time of day, as harnesses write them into prompts.
@@ -115,15 +115,18 @@ def _message_cause(earlier: CacheRequest, later: CacheRequest, a: Unit, b: Unit)
     if kept and kept == _message_units(later, b.message + 1):
         detail = f"a message ({b.role or '?'}) was inserted before {where}"
         return _diffed("message-inserted", detail, a, b)
-    how = _how(a, b, common_bytes(a.data, b.data))
+    if a.message != b.message:  # one side's message ends where the other's goes on
+        how = "its last blocks dropped" if b.message > a.message else "blocks added at its end"
+    else:
+        how = _how(a, b, common_bytes(a.data, b.data))
     return _diffed("message-rewritten", f"{where} was rewritten: {how}", a, b)
 
 
 def content_cause(earlier: CacheRequest, later: CacheRequest, found: Shared) -> Cause | None:
-    """The first change `later` makes to what `earlier` sent, None when it keeps all of it
-    (or is itself a prefix of it)."""
+    """The first change `later` makes to what `earlier` sent, None when it keeps all of it,
+    is itself a prefix of it, or only sends another newest message after the same history."""
     k = found.units
-    if found.full or k >= len(later.units):
+    if found.full or k >= len(later.units) or branches(earlier, later, found):
         return None
     a, b = earlier.units[k], later.units[k]
     if "tools" in (a.section, b.section):

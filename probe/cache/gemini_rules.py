@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .outcome import Figures, Outcome, Shortfall
-from .prefix import best_earlier
+from .prefix import longest
 from .provider import Provider, Scope
 from .request import CacheRequest
 
@@ -71,7 +71,7 @@ class _Session:
         alive = [h for h in self.prompts if self._alive(h, t)]
         held = tuple(sorted(h.request for h in alive))
         same = [h.request for h in alive if self.requests[h.request].model == request.model]
-        best = best_earlier(self.requests, index, same)
+        best = longest(self.requests, index, same)
         length = best[1].tokens if best else 0
         minimum = minimum_tokens(request.model)
         read = length if minimum is not None and length >= minimum else 0

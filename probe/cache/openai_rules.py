@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .outcome import Figures, Outcome, Shortfall
-from .prefix import best_earlier, chain, cumulative_tokens
+from .prefix import best_earlier, chain, cumulative_tokens, longest
 from .provider import Provider, Scope
 from .request import CacheRequest
 
@@ -150,7 +150,7 @@ class _Session:
         held = self.held(index)
         machine = self.prompts.setdefault(route(request), [])
         alive = [h for h in machine if self._alive(h, t)]
-        best = best_earlier(self.requests, index, [h.request for h in alive])
+        best = longest(self.requests, index, [h.request for h in alive])
         length = best[1].tokens if best else 0
         read = stepped(length) if request.tokens >= MINIMUM else 0
         for h in alive:

@@ -47,16 +47,46 @@ def shared(earlier: CacheRequest, later: CacheRequest) -> Shared:
     return Shared(count, tokens, 0, full=count == len(earlier.units))
 
 
+def longest(
+    requests: Sequence[CacheRequest], index: int, candidates: Iterable[int]
+) -> tuple[int, Shared] | None:
+    """The candidate that shares the most tokens with `requests[index]` (the latest on a tie):
+    what a prefix cache reads from."""
+    later = requests[index]
+    found = [(shared(requests[j], later), j) for j in candidates]
+    if not found:
+        return None
+    best, j = max(found, key=lambda item: (item[0].tokens, item[1]))
+    return j, best
+
+
+def branches(earlier: CacheRequest, later: CacheRequest, found: Shared) -> bool:
+    """Whether the two requests part within the last message of each: two newest inputs after
+    one history (a side request ending with a prompt of its own, a message edited and sent
+    again), not a history `later` rewrote. A message that `later` goes on past was answered,
+    and changing it is a rewrite."""
+    k = found.units
+    if found.full or k >= len(later.units) or not earlier.units:
+        return False
+    a, b = earlier.units[k], later.units[k]
+    return (
+        a.section == b.section == "messages"
+        and a.message == earlier.units[-1].message
+        and b.message == later.units[-1].message
+    )
+
+
 def best_earlier(
     requests: Sequence[CacheRequest], index: int, held: Iterable[int]
 ) -> tuple[int, Shared] | None:
-    """The held earlier request that shares most with `requests[index]`: most whole-unit tokens,
-    then one that is wholly a prefix of it, then most bytes of the next unit, then the latest."""
+    """The held earlier request `requests[index]` goes on from, to be compared with: one it
+    did not branch from first, then the most whole-unit tokens shared, then the most bytes of
+    the next unit, then the latest."""
     later = requests[index]
-    best: tuple[tuple[int, bool, int, int], int, Shared] | None = None
+    best: tuple[tuple[bool, int, int, int], int, Shared] | None = None
     for j in held:
         found = shared(requests[j], later)
-        rank = (found.unit_tokens, found.full, found.partial_bytes, j)
+        rank = (not branches(requests[j], later, found), found.unit_tokens, found.partial_bytes, j)
         if best is None or rank > best[0]:
             best = (rank, j, found)
     return None if best is None else (best[1], best[2])
@@ -93,9 +123,11 @@ def common_hashes(a: Sequence[bytes], b: Sequence[bytes]) -> int:
 __all__ = [
     "Shared",
     "best_earlier",
+    "branches",
     "chain",
     "common_bytes",
     "common_hashes",
     "cumulative_tokens",
+    "longest",
     "shared",
 ]

@@ -92,3 +92,37 @@ def test_another_model_is_another_cache() -> None:
 )
 def test_a_model_id_finds_its_minimum(model: str, minimum: int | None) -> None:
     assert minimum_tokens(model) == minimum
+
+
+def test_a_read_renews_the_prompt_it_read() -> None:
+    # Request 0 (4 turns, 2,192 tokens) is read at 200 s by a request resending its first
+    # question only (2,064); at 450 s a request going on from request 0 reads its 2,192 tokens
+    # because that read renewed it. Without it, request 0 is gone at 300 s and only the short
+    # request (alive until 500 s) is there to read: 2,064.
+    def asked(last: int) -> dict[str, Any]:
+        return gemini(SYSTEM, turns(last))
+
+    renewed = play(
+        "gemini",
+        "gemini",
+        [(0, asked(4)), (200, asked(0)), (450, asked(5))],
+        model="gemini-2.5-pro",
+    )
+    assert renewed == [(2192, 0, 0, 0), (2064, 2064, 0, 0), (2224, 2192, 0, 0)]
+    lapsed = play("gemini", "gemini", [(0, asked(4)), (450, asked(5))], model="gemini-2.5-pro")
+    assert lapsed[1] == (2224, 0, 0, 0)
+
+
+def test_the_read_is_the_longest_share_even_with_a_side_request() -> None:
+    # The harness's own side request (the conversation and a prompt of its own) shares the
+    # system, the first question and the answer (2,080) and 24 bytes of the next part,
+    # {"role":"user"}{"text":" (6 tokens), with the loop's next request, which is read: 2,086.
+    # The loop's request goes on from the loop's own earlier one, so no cause is named.
+    side = gemini(
+        SYSTEM, [*turns(1)[:2], {"role": "user", "parts": [{"text": "Update the memory files."}]}]
+    )
+    timed = [(0, gemini(SYSTEM, turns(0))), (1, side), (2, gemini(SYSTEM, turns(1)))]
+    result = audited("gemini", "gemini", timed, model="gemini-2.5-pro")
+    assert result.outcomes[2].figures is not None
+    assert result.outcomes[2].figures.cache_read == 2086
+    assert result.diagnoses[2] is None

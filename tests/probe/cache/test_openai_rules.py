@@ -249,3 +249,23 @@ def test_reasoning_effort_forks_nothing_here() -> None:
     assert result.outcomes[1].figures is not None
     assert result.outcomes[1].figures.cache_read == 1024
     assert kinds(result) == [[], []]
+
+
+def test_a_breakpoint_entry_lives_thirty_minutes_renewed_by_a_read() -> None:
+    def terra(last: int, *rest: dict[str, Any]) -> dict[str, Any]:
+        return chat(SYSTEM, [*turns(last), *rest], model="gpt-5.6-terra")
+
+    assert play("openai", "openai-chat", [(0, terra(0)), (1799, terra(1))])[1] == (
+        1072,
+        1040,
+        32,
+        0,
+    )
+    assert play("openai", "openai-chat", [(0, terra(0)), (1800, terra(1))])[1] == (1072, 0, 1072, 0)
+    # Request 1 at 1,000 s reads request 0's entry (1,040) and renews it; at 2,500 s a request
+    # that keeps only request 0's prefix and then answers otherwise reads it still.
+    other = chat(SYSTEM, [question(0), answer(7), question(8)], model="gpt-5.6-terra")
+    renewed = play("openai", "openai-chat", [(0, terra(0)), (1000, terra(1)), (2500, other)])
+    assert renewed[2] == (1072, 1040, 32, 0)
+    lapsed = play("openai", "openai-chat", [(0, terra(0)), (2500, other)])
+    assert lapsed[1] == (1072, 0, 1072, 0)
