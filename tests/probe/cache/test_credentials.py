@@ -12,24 +12,35 @@ from ctxconf.probe.cache.request import ApiShape
 
 from .bodies import SECRET, block, chat, claude, gemini, responses, user
 
-COOKIE = "sid=COOKIEVALUE12345"
+# Each credential header with a value of its own, each also copied into the body.
+KEYS = {
+    "Authorization": f"Bearer {SECRET}",
+    "x-api-key": "sk-second-key-0000000000",
+    "api-key": "azure-third-key-111111111",
+    "x-goog-api-key": "AIzaFourthKey2222222222",
+    "Cookie": "sid=COOKIEVALUE12345",
+    "Proxy-Authorization": "Basic cHJveHk6c2VjcmV0MTIz",
+}
 HEADERS = [
-    ("Authorization", f"Bearer {SECRET}"),
-    ("x-api-key", SECRET),
-    ("api-key", SECRET),
-    ("x-goog-api-key", SECRET),
-    ("Cookie", COOKIE),
+    *KEYS.items(),
     ("anthropic-version", "2023-06-01"),
     ("anthropic-beta", "prompt-caching-2024-07-31,extended-cache-ttl-2025-04-11"),
     ("openai-beta", "responses=v1"),
     ("anthropic-beta", f"key-{SECRET}"),  # a caching header holding a key is dropped too
     ("user-agent", "harness/1.0"),
 ]
-LEAKS = (SECRET, "COOKIEVALUE12345", SECRET[:20])
+LEAKS = (
+    SECRET,
+    "sk-second-key-0000000000",
+    "azure-third-key-111111111",
+    "AIzaFourthKey2222222222",
+    "COOKIEVALUE12345",
+    "cHJveHk6c2VjcmV0MTIz",
+)
 
 
 def _bodies() -> dict[ApiShape, dict[str, Any]]:
-    said = f"my key is {SECRET}, keep it"
+    said = "my keys are " + ", ".join(LEAKS)
     return {
         "anthropic": claude([block(f"Use {SECRET} for the API.")], [user(said)]),
         "openai-chat": chat(f"Use {SECRET}.", [{"role": "user", "content": said}]),
