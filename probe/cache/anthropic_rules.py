@@ -1,10 +1,10 @@
-"""Anthropic's prompt cache, as `shared/cache-facts.md` §1 states it.
+"""Anthropic's prompt cache, as its prompt-caching documentation (2025 and 2026) states it.
 
 - Entries are written only at breakpoints: each `cache_control` (and the automatic one a
   top-level `cache_control` puts on the last cacheable block) writes the prefix ending there.
 - At most 4 breakpoints; a fifth is refused with the API's own 400 body, as is a 1-hour mark
   after a 5-minute one, and an automatic mark whose lifetime differs from a mark already on the
-  last block (that message is ours: the facts give no text for it).
+  last block (that message is ours: the documentation gives no text for it).
 - A read checks, from each breakpoint, its own prefix and then one position back at a time, 20
   positions in all counting the breakpoint; a run of `tool_use` or of `tool_result` blocks of one
   message is one position. The longest entry found wins.
@@ -14,12 +14,13 @@
 - The model keys the cache; `tool_choice`, thinking, effort and whether images are present fork
   it from the first message on (tools and system kept).
 
-Choices where the facts are unconfirmed: the minimum is tested per breakpoint prefix; a read
-refreshes the entry it read and no shorter one; an entry is readable by a request that starts
-strictly after the one that wrote it (the API makes it readable once the first response has
-begun); message boundaries and a string content are no positions of their own (a string is one
-text block); thinking changes keep tools and system (the facts say it is model-specific); a model
-not in the table has a minimum of 1,024 tokens, the value both page versions give most models.
+Choices where the documentation leaves a point open: the minimum is tested per breakpoint
+prefix; a read refreshes the entry it read and no shorter one; an entry is readable by a
+request that starts strictly after the one that wrote it (the API makes it readable once the
+first response has begun); message boundaries and a string content are no positions of their
+own (a string is one text block); thinking changes keep tools and system (the documentation
+says it is model-specific); a model not in the table has a minimum of 1,024 tokens, the value
+both page versions give most models.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Gemini's implicit cache, as `shared/cache-facts.md` §3 states it: on by default from Gemini
-2.5, a request reads the longest prefix it shares with a prompt of its model still held, once
-that prefix reaches the model's minimum. No write is reported.
+"""Gemini's implicit cache, as Google's caching page and its 2025 launch post state it: on by
+default from Gemini 2.5, a request reads the longest prefix it shares with a prompt of its
+model still held, once that prefix reaches the model's minimum. No write is reported.
 
-Choices where the facts are unconfirmed: the minimums of the latest pages read (2026-07/10:
+Choices where those leave a point open: the minimums of the latest pages read (2026-07/10:
 2.5 Flash and Pro 2,048; 3.1 Pro and 3.5 Flash and later 4,096), the early-2026 page for the 3
 previews (3 Flash 1,024, 3 Pro 4,096), and 4,096 for a model of 2.5 or later none of them names;
 a model before 2.5 (or an id that is not `gemini-N.M…`) caches nothing implicitly; the minimum

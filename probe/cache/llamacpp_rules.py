@@ -1,12 +1,12 @@
 """llama.cpp's `llama-server` through its OpenAI-compatible endpoints, as
-`shared/cache-facts.md` §4 states it: each slot keeps the tokens of the last prompt it
+its README and `server-context.cpp` state it: each slot keeps the tokens of the last prompt it
 processed, and a request reuses the longest common prefix with its slot's tokens, less one when
 that is the whole prompt (one token must be evaluated for the logits). The slot is `id_slot`
 when the request names one, else the slot whose tokens share the largest fraction of the request
 above the similarity threshold (0.10), else the least recently used. `cache_prompt: false`
 reuses nothing. No write is reported; nothing expires.
 
-Choices where the facts are unconfirmed: one slot (`--parallel 1`; `slots` sets more); a slot
+Choices where those leave a point open: one slot (`--parallel 1`; `slots` sets more); a slot
 keeps the prompt only, not the tokens the model generated (the mock's answer is not part of the
 request), so a request that resends an answer re-reads it; the model named in a request forks
 nothing (a server serves the model it loaded); `--cache-reuse` and `--cache-ram` are off.

@@ -1,12 +1,12 @@
-"""OpenAI's prompt cache (Chat Completions and Responses), as `shared/cache-facts.md` §2 states
-it, in its two modes.
+"""OpenAI's prompt cache (Chat Completions and Responses), as its prompt-caching guides (2024,
+2025, GPT-5.6), its API reference and Azure's page state it, in its two modes.
 
 Implicit (models before GPT-5.6): a prompt of at least 1,024 tokens is matched against every
 prompt still held on the machine its request is routed to, and the longest shared prefix is read
 in 128-token steps (1,024, 1,152, …). `prompt_cache_key` routes the request: a changed key
 finds another machine. (The route's hash of the first 256 tokens is left out: two prompts that
 share 1,024 tokens share those too.) No write is reported. A prompt is held 5 minutes after
-its last use (24 hours with `prompt_cache_retention: "24h"`). The facts' cap of an hour is not
+its last use (24 hours with `prompt_cache_retention: "24h"`). The guides' cap of an hour is not
 simulated apart: a request that reads stores its own prompt, which holds the same prefix
 afresh, so no count depends on it.
 
@@ -18,11 +18,11 @@ rounding. At most 4 are written per request (the implicit one and the latest 3 e
 of at least 1,024 tokens and longer than what was read; they live 30 minutes, refreshed by a
 read, and are billed as `cache_write_tokens` (the longest written less the read).
 
-Choices where the facts are unconfirmed: the 128-token steps hold for every implicit-mode model
+Choices where those leave a point open: the 128-token steps hold for every implicit-mode model
 (only Azure's page still states them); 5 minutes of idleness, the short end of "5 to 10 minutes",
 and a read refreshes it; the latest 50 breakpoints are searched (the pages say 50 or 80);
 `cache_write_tokens` is the longest write less the read; 30 minutes exactly; reasoning effort,
-thinking and `tool_choice` fork nothing (the facts name only the prompt's parts); tools come
+thinking and `tool_choice` fork nothing (the guides name only the prompt's parts); tools come
 before the instructions. The overflow of more than about 15 requests a minute to other machines
 is not simulated: the mock answers in milliseconds, so a harness's request rate against it is not
 its rate against OpenAI.

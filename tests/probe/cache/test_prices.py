@@ -26,7 +26,7 @@ def test_the_schema_is_a_schema_and_the_table_holds_to_it() -> None:
     assert set(table["sources"]) == providers
 
 
-def test_anthropic_rows_keep_the_multipliers_the_facts_state() -> None:
+def test_anthropic_rows_keep_the_multipliers_of_its_caching_page() -> None:
     # A 5-minute write 1.25x, an hour's 2x, a read 0.1x of the input price.
     for row in bundled_prices().rows:
         if row.provider == "anthropic":
