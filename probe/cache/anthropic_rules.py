@@ -168,11 +168,9 @@ def _seconds(ttl: str) -> float:
 
 @dataclass
 class _Entry:
-    tokens: int
     ttl: str
     expires: float
-    written_at: float
-    unit: str
+    written_at: float  # the start of the request that wrote it
 
 
 class _Session:
@@ -225,9 +223,7 @@ class _Session:
         last = max((cum[i] for i, _ in written), default=read)
         hour = max((cum[i] for i, ttl in written if ttl == "1h"), default=read)
         for i, ttl in written:
-            self.store[(model, hashes[i])] = _Entry(
-                cum[i], ttl, t + _seconds(ttl), t, request.units[i].path
-            )
+            self.store[(model, hashes[i])] = _Entry(ttl, t + _seconds(ttl), t)
         figures = Figures(request.tokens, read, last - read, hour - read)
         shortfall = self.shortfall(index, held, marks, read, minimum)
         return Outcome(figures, None, held, shortfall)
@@ -241,7 +237,7 @@ class _Session:
         minimum: int,
     ) -> Shortfall | None:
         """Why less was read than the request shares (byte for byte, forks included) with the
-        earlier request of its model that shares most."""
+        earlier request of its model it goes on from."""
         request, hashes = self.requests[index], self.chains[index]
         same = [j for j in held if self.requests[j].model == request.model]
         if not same:

@@ -1,6 +1,6 @@
-"""Why each request read less than it could have: what changed since the earlier request it
-shares most with (among those the cache still held), which parameter forked the cache, or which
-of the provider's rules kept it from reading what it shares."""
+"""Why each request read less than it could have: what changed since the earlier request it goes
+on from (among those the cache still held), which parameter forked the cache, or which of the
+provider's rules kept it from reading what it shares."""
 
 from __future__ import annotations
 

@@ -208,7 +208,11 @@ class _Session:
         reach, count = best[1].unit_tokens, best[1].units
         last_shared = request.units[count - 1].path
         if not marks:
-            detail = "prompt_cache_options.mode is explicit and no block is marked: nothing is read"
+            detail = (
+                "prompt_cache_options.mode is explicit and no block is marked: nothing is read"
+                if request.settings.mode == "explicit"
+                else "no block is marked and no user or tool message takes the implicit one"
+            )
             return Shortfall("breakpoint-missing", detail, last_shared)
         if reach < MINIMUM:
             if not (best[1].full or request.tokens < MINIMUM):
