@@ -27,7 +27,7 @@ from .prices import (
     with_overrides,
 )
 from .provider import Provider
-from .providers import DEFAULT_PROVIDER, PROVIDERS, provider, simulate
+from .providers import DEFAULT_PROVIDER, PROVIDERS, provider_named, simulate
 from .reading import read_request
 from .request import API_SHAPES, ApiShape, CacheRequest, CacheSettings, ToolSpec, Unit
 from .tokens import BYTES_PER_TOKEN, unit_tokens
@@ -60,7 +60,7 @@ __all__ = [
     "diagnose",
     "load_prices",
     "parse_prices",
-    "provider",
+    "provider_named",
     "read_request",
     "request_cost",
     "session_cost",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .diagnosis import Diagnosis, diagnose
 from .outcome import Outcome
-from .providers import provider, simulate
+from .providers import provider_named, simulate
 from .request import CacheRequest
 
 
@@ -21,7 +21,7 @@ class Audit:
 
 def audit(name: str, requests: Sequence[CacheRequest]) -> Audit:
     outcomes = simulate(name, requests)
-    return Audit(name, outcomes, diagnose(provider(name), requests, outcomes))
+    return Audit(name, outcomes, diagnose(provider_named(name), requests, outcomes))
 
 
 __all__ = ["Audit", "audit"]

@@ -29,7 +29,7 @@ DEFAULT_PROVIDER: dict[ApiShape, str] = {
 }
 
 
-def provider(name: str) -> Provider:
+def provider_named(name: str) -> Provider:
     found = PROVIDERS.get(name)
     if found is None:
         known = ", ".join(sorted(PROVIDERS))
@@ -39,11 +39,11 @@ def provider(name: str) -> Provider:
 
 def simulate(name: str, requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
     """A session's requests, in the order sent, under provider `name`'s rules."""
-    chosen = provider(name)
+    chosen = provider_named(name)
     shapes = sorted({r.shape for r in requests} - set(chosen.shapes))
     if shapes:
         raise ProbeDataError(f"provider {name!r} does not serve the {', '.join(shapes)} shape")
     return chosen.simulate(requests)
 
 
-__all__ = ["DEFAULT_PROVIDER", "PROVIDERS", "provider", "simulate"]
+__all__ = ["DEFAULT_PROVIDER", "PROVIDERS", "provider_named", "simulate"]
