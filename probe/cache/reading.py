@@ -32,6 +32,7 @@ def read_request(
 ) -> CacheRequest:
     """The request a harness sent, as the simulators see it. `model` names the model where the
     body does not (Gemini's is in the URL), or replaces it (to simulate another model)."""
+    headers = list(headers.items()) if isinstance(headers, Mapping) else list(headers)
     secrets = secrets_of(headers)
     clean = scrub_value(dict(body), secrets)
     parts = READERS[shape](clean)

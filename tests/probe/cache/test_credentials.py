@@ -78,3 +78,11 @@ def test_headers_may_come_as_a_mapping() -> None:
         "openai-chat", chat("S", []), {"Authorization": f"Bearer {SECRET}", "OpenAI-Beta": "x"}
     )
     assert request.headers == (("openai-beta", "x"),)
+
+
+def test_headers_read_once_are_enough() -> None:
+    # Headers given as an iterator: their credentials are found and their caching ones kept.
+    sent = iter([("Authorization", f"Bearer {SECRET}"), ("anthropic-beta", "b1")])
+    request = read_request("anthropic", claude([], [user(f"key {SECRET}")]), sent)
+    assert request.headers == (("anthropic-beta", "b1"),)
+    assert SECRET not in repr(request)
