@@ -10,6 +10,7 @@ from typing import TextIO
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
+from .cache_session import provider_for
 from .checks import judge
 from .errors import ProbeDataError
 from .harness import run_probe
@@ -32,16 +33,18 @@ def probe(
     html: Path | None,
     json: Path | None,
     out: TextIO,
+    provider: str | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
+    provider_for(profile.api, provider)  # refused before the harness starts
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
     if html is None and json is None:
         stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
         html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
-    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep)
+    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
     checks = judge(run)
     logs = sorted(logs_dir.glob("requests-*.jsonl"))
     data = results.to_data(run, checks, logs)
