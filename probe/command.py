@@ -10,6 +10,7 @@ from typing import TextIO
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
+from .cache import load_prices
 from .cache_session import provider_for
 from .checks import judge
 from .errors import ProbeDataError
@@ -34,10 +35,12 @@ def probe(
     json: Path | None,
     out: TextIO,
     provider: str | None = None,
+    prices: Path | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
     provider_for(profile.api, provider)  # refused before the harness starts
+    table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
     if html is None and json is None:
@@ -47,7 +50,7 @@ def probe(
     run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
     checks = judge(run)
     logs = sorted(logs_dir.glob("requests-*.jsonl"))
-    data = results.to_data(run, checks, logs)
+    data = results.to_data(run, checks, logs, table)
     if json is not None:
         results.write(json, data)
     if html is not None:

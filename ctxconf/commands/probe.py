@@ -37,6 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "where the harness's API shape allows it; default: the shape's own",
     )
     parser.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="a price table over the bundled list prices (the shape of probe/data/prices.json)",
+    )
+    parser.add_argument(
         "--matrix",
         nargs="+",
         type=Path,
@@ -74,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             json=args.json,
             out=sys.stdout,
             provider=args.provider,
+            prices=args.prices,
         )
     except ProbeDataError as e:
         print(f"ctxconf probe: {e}", file=sys.stderr)
