@@ -245,7 +245,13 @@ class _Handler(BaseHTTPRequestHandler):
         error, figures = played.outcome.error, played.outcome.figures
         if error is not None or figures is None:
             self.server.model.record(
-                {**entry, "kind": "refused", "body": body, "cache": played.record()}
+                {
+                    **entry,
+                    "kind": "refused",
+                    "body": body,
+                    "refused": error.message if error is not None else "",
+                    "cache": played.record(),
+                }
             )
             status = error.status if error is not None else 400
             self._send_json(status, dict(error.body) if error is not None else {})

@@ -82,6 +82,11 @@ def _request(entry: dict[str, Any]) -> CacheRequest:
     )
 
 
+def played_requests(session: SessionRun) -> list[tuple[dict[str, Any], CacheRequest]]:
+    """Every request the mock played, with its log entry, in the order played."""
+    return [(e, _request(e)) for entries in _played(session).values() for e in entries]
+
+
 def session_figures(session: SessionRun, prices: PriceTable) -> list[SessionFigures]:
     """One record per provider the session's requests were played under (one, but for a mock
     that was sent two API shapes)."""
@@ -198,4 +203,10 @@ def to_data(sessions: Sequence[SessionFigures]) -> dict[str, Any]:
     return {"sessions": out, "totals": _totals(sessions)}
 
 
-__all__ = ["RequestFigures", "SessionFigures", "session_figures", "to_data"]
+__all__ = [
+    "RequestFigures",
+    "SessionFigures",
+    "played_requests",
+    "session_figures",
+    "to_data",
+]
