@@ -12,6 +12,7 @@ from ctxconf.userfiles.atomic import write_text_atomic
 from . import results
 from .cache import load_prices
 from .cache_session import provider_for
+from .cache_view import console_lines
 from .checks import judge
 from .errors import ProbeDataError
 from .harness import run_probe
@@ -61,6 +62,8 @@ def probe(
     )
     for check in checks:
         out.write(f"  {check.verdict:<12} {check.id:<15} {check.summary}\n")
+    for line in console_lines(data):
+        out.write(line + "\n")
     if run.kept:
         out.write(f"the last session's folders are kept in {run.kept}\n")
     failed = sum(1 for c in checks if c.verdict in results.FAILING)
