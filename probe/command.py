@@ -10,6 +10,9 @@ from typing import TextIO
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
+from .cache import load_prices
+from .cache_session import provider_for
+from .cache_view import console_lines
 from .checks import judge
 from .errors import ProbeDataError
 from .harness import run_probe
@@ -32,19 +35,23 @@ def probe(
     html: Path | None,
     json: Path | None,
     out: TextIO,
+    provider: str | None = None,
+    prices: Path | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
+    provider_for(profile.api, provider)  # refused before the harness starts
+    table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
     if html is None and json is None:
         stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
         html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
-    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep)
+    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
     checks = judge(run)
     logs = sorted(logs_dir.glob("requests-*.jsonl"))
-    data = results.to_data(run, checks, logs)
+    data = results.to_data(run, checks, logs, table)
     if json is not None:
         results.write(json, data)
     if html is not None:
@@ -55,6 +62,8 @@ def probe(
     )
     for check in checks:
         out.write(f"  {check.verdict:<12} {check.id:<15} {check.summary}\n")
+    for line in console_lines(data):
+        out.write(line + "\n")
     if run.kept:
         out.write(f"the last session's folders are kept in {run.kept}\n")
     failed = sum(1 for c in checks if c.verdict in results.FAILING)

@@ -72,6 +72,7 @@ class ProbeRun:
     clock_problem: str | None  # why the clock could not be moved, when the scenario moves it
     sessions: list[SessionRun] = field(default_factory=list)
     kept: Path | None = None  # the run's folders, when kept
+    provider: str | None = None  # whose cache rules the mock follows; None: the API shape's
 
 
 def substitute(text: str, values: dict[str, str]) -> str:
@@ -356,6 +357,7 @@ class _Session:
             profile.text_command,
             self.holds(),
             self.scenario.rebased_turns() if profile.drive.mode == "per-turn" else {},
+            provider=self.run.provider,
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
@@ -461,6 +463,7 @@ def run_probe(
     out: Path,
     path_prefix: list[str] | None = None,
     keep: bool = False,
+    provider: str | None = None,
 ) -> ProbeRun:
     """Play every session of `scenario` with the harness of `profile`; logs go under `out`."""
     prefix = list(path_prefix or [])
@@ -472,6 +475,7 @@ def run_probe(
         datetime.now().astimezone(),
         datetime.now().astimezone(),
         _clock_problem(profile, scenario),
+        provider=provider,
     )
     root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
     try:

@@ -14,7 +14,9 @@ from ..harness import ProbeRun, ProcessRun
 from .behaviours import long_output, reread, result_ids
 from .exact import date_note, history_prefix, no_clock, system_once, tools_fixed
 from .history import cold_equals_live, no_half_turn, truncate
+from .markers import cache_markers
 from .model import CheckDef, CheckResult, _result, aside_note, split_requests
+from .params import params_stable
 from .usage import usage_shown
 
 
@@ -82,6 +84,8 @@ CHECKS: tuple[CheckDef, ...] = (
         "cached tokens shown",
         usage_shown,
     ),
+    CheckDef("cache-markers", "pfx.system.once", "exact", "caching declared", cache_markers),
+    CheckDef("params-stable", "pfx.system.switch", "exact", "cache parameters kept", params_stable),
     CheckDef(
         "no-half-turn",
         "hist.persist.no-half-turn",

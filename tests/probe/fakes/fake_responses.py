@@ -7,7 +7,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, main
+from common import Answer, Session, Shape, main
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    body["prompt_cache_key"] = session.cache_key()
+    body["reasoning"] = {"effort": session.effort()}
+    return body
 
 
 def body(
@@ -84,6 +90,7 @@ SHAPE = Shape(
     headers={"Authorization": "Bearer fake-secret-responses"},
     body=body,
     parse=parse,
+    finish=finish,
 )
 
 if __name__ == "__main__":
