@@ -1,5 +1,6 @@
 """What a run shows on the terminal: progress, the failures (those of a decision read the other
-way grouped under it), a summary per rule, and one line of counts.
+way grouped under it, the others under a heading of their own), a summary per rule, and one line
+of counts.
 
 Differences in whitespace are the usual cause of a failing case, so the diffs show it: `·` for
 a space at the end of a line, `→` for a tab, `␍` for a carriage return, and on changed lines `⏎`
@@ -17,11 +18,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-from ctxconf.spectext.decisions import Decision
 from ctxconf.terminal import textdiff
 from ctxconf.userfiles import limits
 
-from .decision_groups import DecisionGroup, decision_groups
+from .decision_groups import DecisionGroup
 from .results import CaseResult, StepResult
 
 _PLURALS = {
@@ -178,41 +178,40 @@ def describe_decision_group(group: DecisionGroup) -> str:
     """The heading of the failures of a decision read the other way: the two readings."""
     decision = group.decision
     count = len(group.cases)
-    failing = "its one case fails" if count == 1 else f"all {count:,} of its cases fail"
+    answered = "its one case answers" if count == 1 else f"all {count:,} of its cases answer"
     return "\n".join(
         [
-            f"reads decision {decision.anchor} differently: {decision.question} ({failing})",
+            f"reads decision {decision.anchor} differently: {decision.question} "
+            f"({answered} as the other reading does)",
             f"  this version:  {decision.reading}",
             f"  other reading: {decision.other}",
         ]
     )
 
 
-def failing_groups(
-    cases: Sequence[CaseResult], decisions: Mapping[str, Decision] | None
-) -> list[DecisionGroup]:
-    """The decisions whose every case in the run failed on its texts."""
-    judged = ((case.name, case.rules, case.verdict == "fail") for case in cases)
-    return decision_groups(judged, decisions or {})
+def describe_other_failures(count: int) -> str:
+    """The heading of the failures that no decision read the other way explains."""
+    return f"failures not explained by a decision ({_plural(count, 'case')}):"
 
 
-def report_failures(
-    cases: Sequence[CaseResult], decisions: Mapping[str, Decision] | None = None
-) -> str:
-    """The failures of a run, one block each: first those of each decision whose every case
-    failed, under the decision and its two readings, then the others in case order."""
+def report_failures(cases: Sequence[CaseResult], groups: Sequence[DecisionGroup] = ()) -> str:
+    """The failures of a run, one block each: first those of each decision read the other way
+    (`decision_groups`), under the decision and its two readings; then, under a heading of
+    their own when there were such decisions, the others in case order."""
     blocks: list[str] = []
     shown: set[str] = set()
-    for group in failing_groups(cases, decisions):
+    for group in groups:
         blocks.append(describe_decision_group(group))
         for case in cases:
             if case.name in group.cases and case.name not in shown:
                 shown.add(case.name)
                 blocks.append(describe_failure(case))
-    blocks += [
+    rest = [
         text for case in cases if case.name not in shown and (text := describe_failure(case))
     ]
-    return "\n\n".join(blocks)
+    if blocks and rest:
+        blocks.append(describe_other_failures(len(rest)))
+    return "\n\n".join(blocks + rest)
 
 
 class Progress:

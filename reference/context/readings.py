@@ -78,7 +78,7 @@ READINGS: tuple[Reading, ...] = (
         "empty-diff",
         (
             '            return bracket, t.render("no_change"), None',
-            '            return bracket, None, ""',
+            "            return bracket, None, None",
         ),
     ),
     _r(

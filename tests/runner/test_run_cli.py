@@ -334,7 +334,7 @@ def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(
 
 
 def test_the_spec_folder_is_named_first(tmp_path: Path) -> None:
-    done = ctxconf("run", "--impl", "reference", "-q", cwd=tmp_path)
+    done = ctxconf("run", "--impl", "reference", cwd=tmp_path)
     assert done.stderr.split("\n")[0].startswith(f"spec: {bundled_spec_dir().resolve()} (")
 
 
@@ -369,9 +369,14 @@ def test_failures_end_with_a_summary_per_rule(tmp_path: Path) -> None:
     assert _summary(done) == (len(CASES) - len(STUB_CASES), len(STUB_CASES))
 
 
-def test_quiet_prints_the_line_of_counts_only(tmp_path: Path) -> None:
+def test_quiet_prints_the_failures_and_the_line_of_counts_only(tmp_path: Path) -> None:
     done = _never_stub(tmp_path, "-q", expect=1)
-    assert done.stdout.count("\n") == 1
+    loud = _never_stub(tmp_path, expect=1)
+    assert done.stderr == "", done  # no "spec: …", no "wrote …"
+    assert loud.stderr.startswith("spec: ") and "\nwrote " in loud.stderr, loud
+    failures = loud.stdout[: loud.stdout.index("per rule: ")]
+    assert done.stdout.startswith(failures), done
+    assert done.stdout[len(failures) :].count("\n") == 1, done  # then the line of counts alone
     assert _summary(done) == (len(CASES) - len(STUB_CASES), len(STUB_CASES))
 
 
