@@ -258,7 +258,7 @@ def build_view(
     # A skipped case was never judged (its area is not offered, or it was declined): it is not
     # one of the cases that could fail.
     judged = len(cases) - counts.get("skipped", 0)
-    status = _status(failing_count, judged, counts.get("pass", 0))
+    status = _status(failing_count, judged, counts.get("pass", 0), len(cases))
     name = text(implementation.get("name"), "implementation")
     return ReportView(
         title=f"ctxconf report: {name} {text(implementation.get('version'))}".strip(),
@@ -306,7 +306,10 @@ def _read_otherwise(
     return found
 
 
-def _status(failing: int, judged: int, passed: int) -> str:
+def _status(failing: int, judged: int, passed: int, ran: int) -> str:
+    if judged == 0 and ran:
+        skipped = "its one case was" if ran == 1 else f"all {count(ran, 'case')} were"
+        return f"No case was judged: {skipped} skipped, so the run fails."
     if judged == 0:
         return "No case was run."
     if failing:

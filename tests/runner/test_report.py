@@ -666,6 +666,15 @@ def test_cases_never_sent_are_not_counted_in_the_status() -> None:
     assert build_view(doc, {}).status == "1 of 1 case failing"
 
 
+def test_a_run_whose_every_case_was_skipped_is_no_pass() -> None:
+    skipped = {"reread-unchanged-is-stub": "skipped", "cap-keeps-head-and-tail": "skipped"}
+    doc = _with_verdicts(skipped)
+    doc["footer"]["exit_code"] = 1
+    view = build_view(doc, {})
+    assert view.status == "No case was judged: all 2 cases were skipped, so the run fails."
+    assert not view.passed
+
+
 def test_report_command_compare_alone_writes_no_page(tmp_path: Path) -> None:
     earlier = _write(tmp_path / "earlier.json", _with_verdicts(EARLIER))
     later = _write(tmp_path / "later.json", _with_verdicts(LATER))

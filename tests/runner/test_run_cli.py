@@ -380,6 +380,20 @@ def test_quiet_prints_the_failures_and_the_line_of_counts_only(tmp_path: Path) -
     assert _summary(done) == (len(CASES) - len(STUB_CASES), len(STUB_CASES))
 
 
+def test_a_run_that_skipped_every_case_fails_and_says_why(tmp_path: Path) -> None:
+    (tmp_path / "skips.py").write_text(
+        "from ctxconf.runner import reference_impl\n"
+        "hello = reference_impl.hello\n"
+        "def run(request):\n"
+        "    return {'seq': request['seq'], 'skipped': 'not wired up yet'}\n",
+        encoding="utf-8",
+    )
+    done = ctxconf("run", "--impl", "python:skips", "-k", "stub", "--json", "r.json",
+                   cwd=tmp_path, expect=1)  # fmt: skip
+    assert "nothing was judged: the implementation skipped every case" in done.stderr, done
+    assert re.search(r"^0 passed, 0 failed, \d+ skipped in ", done.stdout, re.M), done
+
+
 # -- expected failures written and read back -------------------------------------------------
 
 
