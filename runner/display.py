@@ -22,7 +22,7 @@ from ctxconf.terminal import textdiff
 from ctxconf.userfiles import limits
 
 from .decision_groups import DecisionGroup
-from .results import CaseResult, StepResult
+from .results import OK_VERDICTS, CaseResult, StepResult
 
 _PLURALS = {
     "equivalent-diff": ("equivalent diff", "equivalent diffs"),
@@ -150,27 +150,43 @@ def summary_line(totals: Mapping[str, int], duration: float | None = None) -> st
 
 
 def rule_summary(cases: Sequence[CaseResult]) -> str:
-    """The rule anchors with cases that did not pass, most such cases first, each with its
-    counts; then one line for the rules whose every case passed (the HTML report lists them)."""
-    counts: dict[str, list[int]] = {}  # anchor -> [not passing, all]
+    """The rule anchors with cases that did not pass, those with the most failing cases first,
+    each with its counts; a rule whose only such cases passed though listed as expected
+    failures says so, not FAIL. Then one line for the rules whose every case passed (the HTML
+    report lists them)."""
+    counts: dict[str, list[int]] = {}  # anchor -> [failing, passing unexpectedly, all]
     for case in cases:
         for rule in case.rules or ("(no rule)",):
-            count = counts.setdefault(rule, [0, 0])
-            count[0] += not case.ok
-            count[1] += 1
-    if not counts:
-        return ""
-    failing = sorted((r for r in counts if counts[r][0]), key=lambda r: (-counts[r][0], r))
-    passing = len(counts) - len(failing)
-    if not failing:
+            count = counts.setdefault(rule, [0, 0, 0])
+            count[0] += case.verdict not in OK_VERDICTS and case.verdict != "unexpected-pass"
+            count[1] += case.verdict == "unexpected-pass"
+            count[2] += 1
+    shown = sorted(
+        (r for r in counts if counts[r][0] or counts[r][1]),
+        key=lambda r: (-counts[r][0], -counts[r][1], r),
+    )
+    if not shown:
         return ""  # the line of counts says it all
-    width = max(len(rule) for rule in failing)
-    lines = [f"per rule: {_plural(len(failing), 'rule')} with cases not passing"]
-    for rule in failing:
-        bad, total = counts[rule]
-        lines.append(f"  FAIL {rule.ljust(width)}  {bad} of {_plural(total, 'case')}")
+    labels = {r: "FAIL" if counts[r][0] else "UNEXPECTED PASS" for r in shown}
+    label_width = max(len(label) for label in labels.values())
+    width = max(len(rule) for rule in shown)
+    lines = [f"per rule: {_plural(len(shown), 'rule')} with cases not passing"]
+    for rule in shown:
+        failing, unexpected, total = counts[rule]
+        if failing:
+            text = f"{failing} of {_plural(total, 'case')}"
+            if unexpected:
+                text += f", and {unexpected} passing though listed as expected failures"
+        else:
+            text = (
+                f"{unexpected} of {_plural(total, 'case')} passing though listed as expected "
+                "failures: take them off the list"
+            )
+        lines.append(f"  {labels[rule].ljust(label_width)} {rule.ljust(width)}  {text}")
+    passing = len(counts) - len(shown)
     if passing:
-        lines.append(f"  ok   every case of the other {_plural(passing, 'rule')}")
+        other = "the one other rule" if passing == 1 else f"the other {passing:,} rules"
+        lines.append(f"  {'ok'.ljust(label_width)} every case of {other}")
     return "\n".join(lines)
 
 

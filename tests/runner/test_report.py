@@ -512,6 +512,35 @@ def test_compare_results_sorts_every_case() -> None:
     assert [(c.name, c.after) for c in result.removed] == [("created-file-and-empty-file", None)]
 
 
+def test_compare_with_expected_failures_follows_what_the_implementation_did() -> None:
+    # Both runs listed three cases as expected failures; in the later one two pass.
+    earlier = {
+        "reread-unchanged-is-stub": "expected-failure",
+        "stub-only-inside-an-earlier-read": "expected-failure",
+        "read-after-own-edit-is-full": "expected-failure",
+        "cap-keeps-head-and-tail": "pass",
+    }
+    later = {
+        **earlier,
+        "reread-unchanged-is-stub": "unexpected-pass",
+        "stub-only-inside-an-earlier-read": "unexpected-pass",
+        "cap-keeps-head-and-tail": "expected-failure",
+    }
+    result = compare_results(_with_verdicts(earlier), _with_verdicts(later))
+    assert sorted(c.name for c in result.newly_passing) == [
+        "reread-unchanged-is-stub", "stub-only-inside-an-earlier-read",
+    ]  # fmt: skip
+    assert [c.name for c in result.still_failing] == ["read-after-own-edit-is-full"]
+    # A case that passed and now fails is newly failing, though it is listed as expected.
+    assert [c.name for c in result.newly_failing] == ["cap-keeps-head-and-tail"]
+    # And back: the unexpected passes fail again.
+    back = compare_results(_with_verdicts(later), _with_verdicts(earlier))
+    assert sorted(c.name for c in back.newly_failing) == [
+        "reread-unchanged-is-stub", "stub-only-inside-an-earlier-read",
+    ]  # fmt: skip
+    assert [c.name for c in back.newly_passing] == ["cap-keeps-head-and-tail"]
+
+
 def _write(path: Path, doc: dict[str, Any]) -> Path:
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path

@@ -13,6 +13,7 @@ from ctxconf.runner.display import (
     MAX_SHOWN_CHARS,
     Progress,
     describe_failure,
+    rule_summary,
     summary_line,
     visible_diff,
 )
@@ -141,6 +142,28 @@ def test_a_step_the_implementation_could_not_do_shows_its_message() -> None:
     text = describe_failure(case)
     assert "FAIL a-case step 0 (output)" in text
     assert "the implementation answered: no recall yet" in text
+
+
+def _judged(name: str, rules: tuple[str, ...], verdict: CaseVerdict) -> CaseResult:
+    return CaseResult("context", "c.json", name, "", rules, verdict, "", 0.0, "", ())
+
+
+def test_a_rule_whose_cases_pass_unexpectedly_is_no_fail() -> None:
+    cases = [
+        *(_judged(f"more-{i}", ("ctx.read.more",), "unexpected-pass") for i in range(4)),
+        _judged("range-1", ("ctx.stub.range",), "fail"),
+        _judged("range-2", ("ctx.stub.range",), "unexpected-pass"),
+        _judged("range-3", ("ctx.stub.range",), "expected-failure"),
+        _judged("cap-1", ("ctx.cap.head",), "pass"),
+    ]
+    assert rule_summary(cases).split("\n") == [
+        "per rule: 2 rules with cases not passing",
+        "  FAIL            ctx.stub.range  1 of 3 cases, and 1 passing though listed as "
+        "expected failures",
+        "  UNEXPECTED PASS ctx.read.more   4 of 4 cases passing though listed as expected "
+        "failures: take them off the list",
+        "  ok              every case of the one other rule",
+    ]
 
 
 # -- -k --------------------------------------------------------------------------------------
