@@ -429,6 +429,19 @@ def test_diff_view_marks(case: TextCase) -> None:
     assert sides & {"del", "ins"}, "a difference must mark a line"
 
 
+def test_a_step_answered_with_an_error_says_so_not_that_nothing_came(tmp_path: Path) -> None:
+    doc = _with_verdicts({"stub-only-inside-an-earlier-read": "fail"})
+    step = doc["cases"][0]["steps"][2]
+    step.update(actual=None, verdict="fail", message="the implementation answered: not yet")
+    path = tmp_path / "r.html"
+    write_html(doc, path)
+    page = path.read_text(encoding="utf-8")
+    assert "(an error instead of a text)" in page
+    assert "an error answered, no text for this step" in page
+    assert "the implementation answered: not yet" in page
+    assert "nothing received" not in page and "no output received" not in page
+
+
 def test_identical_texts_mark_nothing() -> None:
     view = diff_view("x\ny", "x\ny")
     assert view.summary == "identical texts"

@@ -414,6 +414,18 @@ def test_write_expected_failures_then_run_green(tmp_path: Path) -> None:
     assert all(any(s.verdict == "fail" for s in c.steps) for c in known)  # the real outcome kept
 
 
+def test_written_expected_failures_keep_the_implementations_own_reason(tmp_path: Path) -> None:
+    listed = tmp_path / "known.yaml"
+    ctxconf("run", "--impl", "python:partial_context", "--json", tmp_path / "r.json",
+            "--write-expected-failures", listed, cwd=FAUX, expect=1)  # fmt: skip
+    import yaml
+
+    written = yaml.safe_load(listed.read_text(encoding="utf-8"))
+    edit = next(c for c in CASES if c["name"] in written and c["steps"][0]["op"] == "edit")
+    assert written[edit["name"]].startswith("fail: step 0 (edit): the implementation answered: "
+                                            "edit is not implemented yet"), written  # fmt: skip
+
+
 def test_a_rule_entry_that_covers_passing_cases_names_itself(tmp_path: Path) -> None:
     anchor = next(r for c in CASES if c["name"] in STUB_CASES for r in c["rules"])
     prefix = anchor.rsplit(".", 1)[0]
