@@ -50,8 +50,21 @@ def visible_diff(expected: str, actual: str, context: int = 3) -> str:
     return "\n".join(textdiff.visible_diff(expected, actual, context=context))
 
 
+def _json_escape(char: str) -> str:
+    """`char` as JSON writes it escaped (a pair of surrogates past U+FFFF)."""
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def _step_input(step: Mapping[str, object], limit: int = 300) -> str:
+    """The step as JSON, each character that reads as nothing or as another (U+00A0, U+FEFF,
+    U+212A: `textdiff.disguised`) escaped, so that the input shows what was sent."""
     text = limits.dumps(dict(step), ensure_ascii=False)
+    if not (text.isascii() and text.isprintable()):
+        text = "".join(_json_escape(c) if textdiff.disguised(c) else c for c in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

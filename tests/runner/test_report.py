@@ -411,6 +411,8 @@ TEXT_CASES = [
     TextCase("final-newline", "a", "a\n", ('class="noeol"', 'class="eol"')),
     TextCase("control", "a", "a\x1b", ("\\x1b",)),
     TextCase("no-break-space", "a b", "a\u00a0b", ("\\xa0", "no-break space")),
+    TextCase("kelvin-sign", "OK", "O\u212a", ("\\u212a", "kelvin sign")),
+    TextCase("zero-width-space", "ab", "a\u200bb", ("\\u200b", "zero width space")),
     TextCase("extra-line", "a", "a\nb", ('<span class="chg">b',)),
     TextCase("nothing-received", "a", None, ("(nothing received)",)),
     TextCase("markup", "<b>", "<i>&", ("&lt;", "&amp;")),

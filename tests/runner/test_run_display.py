@@ -4,7 +4,9 @@ and the -k expression language."""
 from __future__ import annotations
 
 import io
+import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -30,8 +32,12 @@ from ctxconf.runner.selection import parse_selector
         ("a\nb", "a\r\nb", ["-a⏎", "+a␍⏎"]),
         ("a\nb", "a\nb\n", ["-b", "+b⏎"]),
         ("x\ny  \nz", "x\ny\nz", ["-y··⏎", "+y⏎", " z"]),
+        ("OK 1 K", "OK\u00a01\u200b \u212a", ["-OK 1 K", "+OK⟨U+00A0⟩1⟨U+200B⟩ ⟨U+212A⟩"]),
     ],
-    ids=["trailing-space", "tab", "carriage-return", "final-newline", "context-unmarked"],
+    ids=[
+        "trailing-space", "tab", "carriage-return", "final-newline", "context-unmarked",
+        "look-alikes",
+    ],
 )
 def test_visible_diff(expected: str, actual: str, lines: list[str]) -> None:
     diff = visible_diff(expected, actual).split("\n")
@@ -142,6 +148,16 @@ def test_a_step_the_implementation_could_not_do_shows_its_message() -> None:
     text = describe_failure(case)
     assert "FAIL a-case step 0 (output)" in text
     assert "the implementation answered: no recall yet" in text
+
+
+def test_a_steps_input_shows_characters_that_pass_for_others_escaped() -> None:
+    path = "a\u00a0b\ufeffc\u212a\u2028d\x7fé—…😀"
+    case = _failed("y\n")
+    step = StepResult(0, {"op": "read", "path": path}, "x\n", "y\n", "fail")
+    text = describe_failure(replace(case, steps=(step,)))
+    line = next(line for line in text.split("\n") if line.startswith("  input: "))
+    assert line == '  input: {"op": "read", "path": "a\\u00a0b\\ufeffc\\u212a\\u2028d\\u007fé—…😀"}'
+    assert json.loads(line.removeprefix("  input: "))["path"] == path  # still the JSON sent
 
 
 def _judged(name: str, rules: tuple[str, ...], verdict: CaseVerdict) -> CaseResult:
