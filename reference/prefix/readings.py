@@ -261,9 +261,9 @@ READINGS: tuple[Reading, ...] = (
         "prefix/usage.py",
         (
             (
-                "if total is not None and output is not None else None",
-                "if total is not None and output is not None"
-                ' else _count(body, "usage", "inputTokens")',
+                "    input_total = _difference(total, output)\n",
+                "    input_total = _difference(total, output) if total is not None"
+                ' and output is not None else _count(body, "usage", "inputTokens")\n',
             ),
         ),
     ),
@@ -379,8 +379,9 @@ READINGS: tuple[Reading, ...] = (
         "prefix/usage.py",
         (
             (
-                "input_total = total - output if total",
-                'input_total = _count(body, "usage", "inputTokens") if total',
+                "    input_total = _difference(total, output)\n",
+                '    input_total = _count(body, "usage", "inputTokens") if total is not None'
+                " and output is not None else None\n",
             ),
         ),
     ),
@@ -390,8 +391,65 @@ READINGS: tuple[Reading, ...] = (
         "prefix/usage.py",
         (
             (
-                "input_total - cache_read if input_total",
-                "input_total - cache_read - (cache_write or 0) if input_total",
+                "_difference(input_total, cache_read))",
+                "_difference(\n            input_total,"
+                " None if cache_read is None else cache_read + (cache_write or 0)))",
+            ),
+        ),
+    ),
+    Reading(
+        "pfx.compact.made-at-once",
+        "made-when-the-next-request-is-built",
+        "prefix/session.py",
+        (
+            (
+                "        self._make_prompt()\n"
+                "        # The notes went with the history: what the new prompt does not hold",
+                "        self._remake = True\n"
+                "        # The notes went with the history: what the new prompt does not hold",
+            ),
+            (
+                "        first = self._system is None\n",
+                "        first = self._system is None\n"
+                '        if self.__dict__.pop("_remake", False):\n'
+                "            self._make_prompt()\n",
+            ),
+        ),
+    ),
+    Reading(
+        "pfx.usage.whole-by-value",
+        "whole-as-written",
+        "prefix/usage.py",
+        (
+            (
+                "    # rule: pfx.usage.whole-by-value\n    if isinstance(value, float | Decimal)",
+                "    if False and isinstance(value, float | Decimal)",
+            ),
+        ),
+    ),
+    Reading(
+        "pfx.usage.mistral-first-count",
+        "first-field-present",
+        "prefix/usage.py",
+        (
+            (
+                "        found = _count(data, *path)\n"
+                "        if found is not None:\n"
+                "            return found\n",
+                "        parent = _dig(data, *path[:-1])\n"
+                "        if isinstance(parent, Mapping) and path[-1] in parent:\n"
+                "            return _count(data, *path)\n",
+            ),
+        ),
+    ),
+    Reading(
+        "pfx.usage.negative-not-reported",
+        "clamped-to-zero",
+        "prefix/usage.py",
+        (
+            (
+                "    return difference if difference >= 0 else None",
+                "    return max(difference, 0)",
             ),
         ),
     ),
