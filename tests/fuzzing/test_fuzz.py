@@ -16,6 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 
 from ctxconf.fuzzing import fuzz as fuzz_module
+from ctxconf.fuzzing.findings import describe_finding
 from ctxconf.fuzzing.fuzz import (
     RULES_GUESSED,
     Finding,
@@ -27,7 +28,6 @@ from ctxconf.fuzzing.fuzz import (
     fuzz,
     guess_rules,
 )
-from ctxconf.fuzzing.findings import describe_finding
 from ctxconf.fuzzing.strategies import ops_of, sessions_of
 from ctxconf.reference import AREAS, ContextConfig, run_area_case, run_case
 from ctxconf.reference.texts import read_loop
@@ -351,7 +351,7 @@ def test_rules_are_guessed_from_the_differing_step(steps: list[dict[str, Any]], 
 @pytest.mark.parametrize(("count", "heading"), [(1, "the session (1 step):"),
                                               (2, "the session (2 steps):")])
 def test_a_finding_counts_its_steps_in_words(count: int, heading: str) -> None:
-    case = {"steps": [{"op": "output", "tool": "bash", "text": "a"}] * count}
+    case = {"steps": [{"op": "output", "tool": "bash", "args": {}, "text": "a"}] * count}
     expected = tuple(run_case(case, CONFIG))
     finding = Finding(case, expected, (*expected[:-1], "[#0000] something else"), (count - 1,))
     assert describe_finding(finding)[0] == heading
