@@ -342,7 +342,7 @@ MUTANTS: tuple[Mutant, ...] = (
        ('return t.render("not_reported") if value is None else str(value)',
         'return "0" if value is None else str(value)')),
     # The history area (reference/history/): one or more per rule, none for a decision
-    # (tests/history_variants.py reads each decision the other way).
+    # (reference/history/readings.py reads each decision the other way).
     _m("hist.persist.cold-equals-live", "reload-forgets-an-overflow", "history/entries.py",
        ("            bool(data[\"reactive\"]),", "            False,")),
     _m("hist.persist.cold-equals-live", "reload-drops-text-beside-calls", "history/session.py",
