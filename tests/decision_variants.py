@@ -28,11 +28,6 @@ DECISION_VARIANTS: Mapping[str, Reading] = READINGS
 
 SHORTCUTS: tuple[Mutant, ...] = (
     _v(
-        "ctx.same.args",
-        "numbers-as-doubles",
-        ('return ("number", Decimal(value))', 'return ("number", float(value))'),
-    ),
-    _v(
         "ctx.id.number",
         "numbers-only-steps-without-an-id",
         (

@@ -104,6 +104,15 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("ctx.store.full", "stores-what-was-shown", "context/session.py",
        ("full = stored if stored is not None else (sentence",
         "full = None if stored is not None else (sentence")),
+    _m("ctx.store.full", "stub-stores-its-sentence", "context/session.py",
+       ("                # rule: ctx.stub.full-only\n"
+        "                return self._insert(rid, bracket, sentence=sentence, stored=shown)",
+        "                # rule: ctx.stub.full-only\n"
+        "                return self._insert(rid, bracket, sentence=sentence)")),
+    _m("ctx.edit.patch", "files-sorted-by-path", "context/session.py",
+       ("        for file in files:\n            self._forget_reads(file.path)",
+        "        for file in sorted(files, key=lambda f: f.path):\n"
+        "            self._forget_reads(file.path)")),
     _m("ctx.recall.window", "one-line-more", "context/session.py",
        ("block=index.window(first, last))", "block=index.window(first, last + 1))")),
     _m("ctx.recall.id-form", "hash-required", "context/session.py",

@@ -58,6 +58,14 @@ READINGS: tuple[Reading, ...] = (
             "        return self._insert(rid, bracket, block=block, stored=shown)\n\n    def edit",
             "        return self._insert(rid, bracket, block=block)\n\n    def edit",
         ),
+        # A stub stores its range as a full read would: with the note, under this reading.
+        (
+            "                # rule: ctx.stub.full-only\n",
+            "                if last < total:\n"
+            '                    more = t.render("read_more", remaining=total - last,'
+            " next=last + 1)\n"
+            '                    shown = f"{shown}\\n\\n{more}"\n',
+        ),
     ),
     _r(
         "ctx.recall.target-folded",
@@ -136,5 +144,28 @@ READINGS: tuple[Reading, ...] = (
         "ctx.same.args-number-value",
         "numbers-as-written",
         ('return ("number", Decimal(value))', 'return ("number", str(value))'),
+    ),
+    _r(
+        "ctx.same.args-exact-decimal",
+        "numbers-as-doubles",
+        ('return ("number", Decimal(value))', 'return ("number", float(value))'),
+    ),
+    _r(
+        "ctx.same.changed-back",
+        "stub-after-change-back",
+        (
+            "        earlier = self._listings.get(key)\n",
+            '        seen = self.__dict__.setdefault("_every_listing", {}).setdefault(key, [])\n'
+            "        earlier = next((r for r in reversed(seen) if r.text == text), None)\n",
+        ),
+        (
+            "        self._listings[key] = _Listing(text, rid)\n",
+            "        self._listings[key] = _Listing(text, rid)\n"
+            "        seen.append(self._listings[key])\n",
+        ),
+        (
+            "        self._listings.clear()\n",
+            '        self._listings.clear()\n        self.__dict__.pop("_every_listing", None)\n',
+        ),
     ),
 )
