@@ -481,6 +481,34 @@ MUTANTS: tuple[Mutant, ...] = (
         "        target = conversation.entries.get(to)\n"
         '        if any(e.kind == "compaction" for e in conversation.path()):\n'
         "            target = None if target not in conversation.path()[-1:] else target")),
+    _m("hist.fork.copy", "current-record-first", "history/moves.py",
+       ("        records = [fork_record(name, source.name, source.tip)]\n",
+        "        records = [fork_record(name, source.name, source.tip), current_record(name)]\n"),
+       ("        records.append(current_record(name))\n", "")),
+    _m("hist.retry.after-reload", "torn-clearing-sends-again", "history/session.py",
+       ("        if pending is not None and pending.id in self.state.ids():", "        if False:"),
+       # Sent again in words only: appending the entry again would loop its path.
+       ("        # rule: hist.retry.after-reload\n",
+        "        if pending.id in self.state.ids():\n"
+        '            return t.render("retry_sent", id=pending.id)\n')),
+    _m("hist.persist.pending", "retry-writes-pending-again", "history/session.py",
+       ("        self._turn_open = True\n        self._append(User(pending.id",
+        "        self._turn_open = True\n"
+        "        self._write([pending_record(pending.id, pending.text, pending.images)])\n"
+        "        self._append(User(pending.id")),
+    _m("hist.compact.overflow", "summary-request-measured-as-a-block", "history/ladder.py",
+       ("request = tokens(config.compact_request, config.chars_per_token)",
+        'request = tokens(f"--- user {entry_id} ---\\n" + config.compact_request,'
+        " config.chars_per_token)")),
+    _m("hist.trim.newest", "trim-counts-every-unsent-message", "history/sizing.py",
+       ("        count = counted(block.kind for block in messages[:start])",
+        "        ids = [e.id for e in self._path()]\n"
+        "        count = counted(e.kind for e in self._path()[: ids.index(cut.id)])")),
+    _m("hist.summary.chain", "count-takes-in-the-earlier-summary", "history/ladder.py",
+       ("    taken = counted(block.kind for block in start.before_tail)"
+        " + counted(kinds[i] for i in paged)",
+        "    ids = [e.id for e in plan.path]\n"
+        "    taken = counted(e.kind for e in plan.path[: ids.index(cut.id)])")),
     _m("hist.command.context", "images-left-out", "history/sizing.py",
        ('                by_kind["images"] += block.images * image_tokens', "                pass")),
     _m("hist.command.shake", "shake-needs-the-elision-minimum", "history/sizing.py",

@@ -243,4 +243,36 @@ READINGS: tuple[Reading, ...] = (
             "    ))",
         ),
     ),
+    _r(
+        "hist.rewind.digest-counted",
+        "digests-not-counted",
+        "entries.py",
+        (
+            "    return sum(1 for kind in kinds if kind in MESSAGE_KINDS)",
+            '    return sum(1 for kind in kinds if kind in MESSAGE_KINDS and kind != "digest")',
+        ),
+    ),
+    _r(
+        "hist.ladder.stop-then-request",
+        "stop-ends-the-answer",
+        "ladder.py",
+        (
+            "    lines.append(t.render(\"request_change\", before=before, after=current))",
+            "    if stopped is None:\n"
+            "        lines.append(t.render(\"request_change\", before=before, after=current))",
+        ),
+    ),
+    _r(
+        "hist.summary.files-whole-path",
+        "files-of-the-messages-summarised",
+        "ladder.py",
+        (
+            "    summary = Summary(text, cut.id, chained, read_paths(plan.path, cut.id))",
+            "    taken_ids = {b.entry.id for b in start.before_tail if b.entry is not None}\n"
+            "    summary = Summary(\n"
+            "        text, cut.id, chained,"
+            " read_paths([e for e in plan.path if e.id in taken_ids], cut.id)\n"
+            "    )",
+        ),
+    ),
 )
