@@ -119,12 +119,13 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         from ctxconf.runner.display import describe_failure
         from ctxconf.runner.engine import run_case
+        from ctxconf.terminal.controls import visible_controls
 
         run = self.config.stash[_RUN]
         assert run.transport is not None and run.hello is not None and run.judge is not None
         result = run_case(run.transport, self.seq, self.case, run.hello, run.judge, run.timeout)
         if result.verdict == "skipped":
-            pytest.skip(result.message)
+            pytest.skip(visible_controls(result.message))  # the implementation's words
         if result.verdict == "expected-failure":
             listed = (
                 run.expected.reason_for(self.case.name, self.case.rules) if run.expected else None

@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 from typing import TextIO
 
+from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
@@ -56,14 +57,14 @@ def probe(
         results.write(json, data)
     if html is not None:
         _write(html, run_page(data))
-    version = run.version or "version unknown"
+    version = visible_controls(run.version or "version unknown", also="\n")
     out.write(
         f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
     )
     for check in checks:
-        out.write(f"  {check.verdict:<12} {check.id:<15} {check.summary}\n")
+        out.write(f"  {check.verdict:<12} {check.id:<15} {visible_controls(check.summary)}\n")
     for line in console_lines(data):
-        out.write(line + "\n")
+        out.write(visible_controls(line) + "\n")
     if run.kept:
         out.write(f"the last session's folders are kept in {run.kept}\n")
     failed = sum(1 for c in checks if c.verdict in results.FAILING)

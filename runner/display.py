@@ -7,8 +7,8 @@ a space at the end of a line, `→` for a tab, `␍` for a carriage return, and 
 where the line ends (a missing final newline shows as a line without it).
 
 An implementation's output is untrusted: a text longer than MAX_SHOWN_CHARS is not diffed but
-shown as its head and tail, with its full size and sha256, and a diff or a stderr is cut to a
-bounded number of lines.
+shown as its head and tail, with its full size and sha256, a diff or a stderr is cut to a
+bounded number of lines, and no control character of its reaches the terminal (`⟨U+001B⟩`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from ctxconf.terminal import textdiff
+from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles import limits
 
 from .decision_groups import DecisionGroup
@@ -148,7 +149,8 @@ def describe_failure(case: CaseResult) -> str:
         text = f"UNEXPECTED PASS {case.name}: {case.message}"
     else:
         return ""
-    return text
+    # The messages and the stderr are the implementation's words: no control reaches the terminal.
+    return visible_controls(text)
 
 
 def summary_line(totals: Mapping[str, int], duration: float | None = None) -> str:
@@ -277,7 +279,8 @@ class Progress:
                 self._stream.write(f"{self._done} of {of}, {self._bad} not passing\n")
                 self._stream.flush()
             return
-        text = f"[{self._done}/{self._total}] {self._bad} not passing  {case.name}"
+        name = visible_controls(case.name, also="\n")
+        text = f"[{self._done}/{self._total}] {self._bad} not passing  {name}"
         self._stream.write("\r" + text + "\x1b[K")
         self._stream.flush()
         self._width = len(text)

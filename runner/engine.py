@@ -28,6 +28,7 @@ from typing import Any
 from ctxconf import __version__
 from ctxconf.exitcodes import EXIT_INTERRUPTED
 from ctxconf.specdata.reader import read_loop
+from ctxconf.userfiles.atomic import OutputError
 
 from .case_pool import OnCase, Ordered, close_all, run_all, start_all
 from .case_run import greet, run_case
@@ -42,6 +43,7 @@ from .results import (
     ImplementationInfo,
     Options,
     Results,
+    ResultsNotWritten,
     ResultsWriter,
     dump,
     exit_code,
@@ -222,6 +224,9 @@ def run_suite(
                 dump(results, writer.path)
             else:
                 writer.finish(footer)
+        except OutputError as error:  # the run is done: its results go on to the summary
+            writer.abandon()
+            raise ResultsNotWritten(error, results) from None
         except BaseException:
             writer.abandon()  # the previous results stay whole
             raise

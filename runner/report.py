@@ -43,6 +43,7 @@ from .report_inputs import (
     results_document,
     spec_decisions_for,
     spec_rules_for,
+    unread_spec_texts,
 )
 from .report_model import (
     AreaTotal,
@@ -367,6 +368,7 @@ def write_html(
 class ReportOutcome:
     html_path: Path | None  # None: no page was asked for (a comparison alone)
     comparison: Comparison | None
+    unread_texts: tuple[str, ...] = ()  # spec texts the page could not take its rules from
 
     @property
     def exit_code(self) -> int:
@@ -389,4 +391,4 @@ def render_report(
             return ReportOutcome(None, comparison)
     out = html_path or results_path.with_suffix(".html")
     write_html(doc, out, comparison=comparison)
-    return ReportOutcome(out, comparison)
+    return ReportOutcome(out, comparison, tuple(unread_spec_texts(doc)))

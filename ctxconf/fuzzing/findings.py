@@ -88,8 +88,7 @@ def write_document(document: Mapping[str, Any], out: Path | None) -> Path:
     """Write the case file to `out` (a file, or a folder to put it in) or under ./reports/."""
     name = f"{document['cases'][0]['name']}.json"
     if out is None:
-        DEFAULT_REPORTS.mkdir(parents=True, exist_ok=True)
-        path = DEFAULT_REPORTS / name
+        path = DEFAULT_REPORTS / name  # the folder is made as the file is written
     else:
         path = out / name if out.is_dir() else out
     write_text_atomic(path, document_text(document))

@@ -7,6 +7,8 @@ import difflib
 import re
 import unicodedata
 
+from ctxconf.terminal.controls import code_point
+
 _TRAILING = re.compile(r"[ ]+$")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -22,7 +24,7 @@ def disguised(char: str) -> bool:
 
 
 def _marked(char: str) -> str:
-    return f"⟨U+{ord(char):04X}⟩" if disguised(char) else char
+    return code_point(char) if disguised(char) else char
 
 
 def visible(line: str) -> str:
