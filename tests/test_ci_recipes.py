@@ -79,6 +79,13 @@ def _pins() -> list[str]:
         found = re.search(r"ctxconf @ git\+https://\S+@(?P<ref>[^\s\"]+)", line)
         assert found, line
         pins.append(found["ref"])
+    # The action (action.yml) at the same ref: `uses: ctxconf/ctxconf@REF`.
+    pins += [
+        step["uses"].rpartition("@")[2]
+        for workflow in _workflows().values()
+        for step in _steps(workflow)
+        if step.get("uses", "").startswith("ctxconf/ctxconf@")
+    ]
     (config,) = (yaml.safe_load(b) for n, b in _recipes().items() if n == ".pre-commit-config.yaml")
     (repo,) = config["repos"]
     assert repo["repo"].startswith("https://"), repo
@@ -99,6 +106,11 @@ def test_every_recipe_pins_one_commit_of_this_repository() -> None:
         ["git", "cat-file", "-e", f"{pin}^{{commit}}"], cwd=ROOT, capture_output=True, timeout=60
     )
     assert found.returncode == 0, f"{pin} is no commit of this repository"
+    # The recipes that use the action need it at the pinned commit.
+    action = subprocess.run(
+        ["git", "cat-file", "-e", f"{pin}:action.yml"], cwd=ROOT, capture_output=True, timeout=60
+    )
+    assert action.returncode == 0, f"{pin} has no action.yml"
 
 
 def _git(cwd: Path, *args: str) -> str:
