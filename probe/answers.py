@@ -46,7 +46,9 @@ def _chunks(text: str) -> list[str]:
 
 
 def _arguments(reply: Reply) -> str:
-    return json.dumps(reply.arguments or {})
+    # Compact, as models emit them (and JSON.stringify writes them): a harness that parses a
+    # call's arguments and writes them back must not differ from the mock's bytes by a space.
+    return json.dumps(reply.arguments or {}, separators=(",", ":"), ensure_ascii=False)
 
 
 # --- OpenAI Chat Completions ---------------------------------------------------------------

@@ -17,7 +17,7 @@ from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import usage_figures
 from .cache import PriceTable, bundled_prices
-from .checks import CheckResult
+from .checks import CheckResult, Judgement
 from .errors import ProbeDataError
 from .harness import ProbeRun
 from .schemas import validate_data
@@ -33,9 +33,9 @@ def exit_code(checks: list[CheckResult]) -> int:
 
 
 def to_data(
-    run: ProbeRun, checks: list[CheckResult], logs: list[Path], prices: PriceTable | None = None
+    run: ProbeRun, judged: Judgement, logs: list[Path], prices: PriceTable | None = None
 ) -> dict[str, Any]:
-    profile = run.profile
+    profile, checks = run.profile, judged.checks
     table = prices if prices is not None else bundled_prices()
     cache = [f for s in run.sessions for f in usage_figures.session_figures(s, table)]
     return {
@@ -54,6 +54,12 @@ def to_data(
         "started": run.started.isoformat(timespec="seconds"),
         "finished": run.finished.isoformat(timespec="seconds"),
         "clock_problem": run.clock_problem,
+        "not_installed": run.not_installed,
+        "shortfalls": [
+            {"need": f.need, "turn": None if f.turn is None else f.turn + 1, "reason": f.reason}
+            for f in judged.shortfalls
+        ],
+        "clock_margins": [s.margins for s in run.sessions],
         "checks": [asdict(c) for c in checks],
         "processes": [
             {
@@ -66,6 +72,10 @@ def to_data(
                 "killed": p.killed,
                 "stderr_tail": p.stderr[-1000:],
                 "requests": p.last_request - p.first_request,
+                "clock": None if p.clock is None else p.clock.isoformat(),
+                "kill": None if p.kill is None else asdict(p.kill),
+                "left_running": list(p.left_running),
+                "not_ended": list(p.not_ended),
             }
             for s in run.sessions
             for p in s.processes

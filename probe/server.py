@@ -12,11 +12,9 @@ each answered request is played with the session's earlier ones under a provider
 
 from __future__ import annotations
 
-import gzip
 import json
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,13 +24,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from . import answers
 from .answers import Reply, Tokens
+from .bodies import Refused, read_body
 from .cache import read_request
 from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
 from .wire import Request, Shape, parse_request
 
-MAX_BODY_BYTES = 64 * 1024 * 1024
 OUTPUT_TOKENS = 10
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
 
@@ -157,31 +155,6 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # a harness's traffic is the log
         return
 
-    def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            data = bytearray()
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    break
-                data += self.rfile.read(size)
-                self.rfile.readline()
-                if len(data) > MAX_BODY_BYTES:
-                    raise ValueError("request body too large")
-            raw = bytes(data)
-        else:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
-                raise ValueError("request body too large")
-            raw = self.rfile.read(length)
-        encoding = self.headers.get("Content-Encoding", "").lower()
-        if encoding == "gzip":
-            return gzip.decompress(raw)
-        if encoding == "deflate":
-            return zlib.decompress(raw)
-        return raw
-
     def _send_json(self, status: int, data: Any) -> None:
         payload = json.dumps(data).encode()
         self.send_response(status)
@@ -216,23 +189,47 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
 
+    def _refuse(self, entry: dict[str, Any], status: int, reason: str) -> None:
+        """A 4xx (or 500) the harness can read, and a line in the log that the checks count."""
+        if entry["shape"] is not None:
+            self.server.model.record(
+                {**entry, "kind": "refused", "status": status, "reason": reason}
+            )
+        self.close_connection = True  # the rest of what it sent is never read
+        self._send_json(status, {"error": {"message": reason, "type": "invalid_request_error"}})
+
     def do_POST(self) -> None:
         kind, shape = route("POST", self.path)
-        try:
-            body = json.loads(self._read_body() or b"{}")
-        except (ValueError, OSError) as e:
-            self._send_json(
-                400,
-                {"error": {"message": f"unreadable body: {e}", "type": "invalid_request_error"}},
-            )
-            return
         entry: dict[str, Any] = {"method": "POST", "path": redact_path(self.path), "shape": shape}
+        try:
+            body = read_body(self.rfile, self.headers)
+        except Refused as refused:
+            self._refuse(entry, refused.status, refused.reason)
+            return
+        except OSError as e:
+            self._refuse(entry, 400, f"the body could not be read: {e}")
+            return
         if shape is None or not isinstance(body, dict):
             self.server.model.record({**entry, "body": body})
             self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
             return
         headers = list(self.headers.items())
         body = scrubbed_body(body, headers)
+        try:
+            self._answer(kind, shape, entry, body, headers)
+        except OSError:
+            raise  # the harness went away mid-answer: nothing to tell it
+        except Exception as e:  # a body shaped unlike any seen must not print a traceback
+            self._refuse(entry, 500, f"the mock could not answer it: {type(e).__name__}: {e}")
+
+    def _answer(
+        self,
+        kind: str,
+        shape: Shape,
+        entry: dict[str, Any],
+        body: dict[str, Any],
+        headers: list[tuple[str, str]],
+    ) -> None:
         request = parse_request(shape, body, stream=kind == "stream")
         if kind == "count":
             total = read_request(shape, body).tokens
@@ -301,6 +298,9 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, model: MockModel) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.model = model
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a connection the harness dropped is its own affair, not a traceback here
 
 
 class MockServer:

@@ -75,12 +75,14 @@ results=()
 for name in "${harnesses[@]}"; do
     for scenario in "${scenarios[@]}"; do
         echo "== probe $name $scenario" >&2
+        started=$(date +%s)
         "$ctxconf" probe --harness "$name" --scenario "$scenario" \
             --bin "$dir/bin" --bin "$dir/node22/node_modules/.bin" \
             --json "$dir/reports/$name-$scenario.json" --html "$dir/reports/$name-$scenario.html" \
             > "$dir/reports/$name-$scenario.txt" 2>&1
         [ -f "$dir/reports/$name-$scenario.json" ] && results+=("$dir/reports/$name-$scenario.json")
-        tail -n 12 "$dir/reports/$name-$scenario.txt" >&2
+        tail -n 14 "$dir/reports/$name-$scenario.txt" >&2
+        echo "   $name $scenario took $(( $(date +%s) - started )) s" >&2
     done
 done
 
@@ -92,12 +94,14 @@ if [ "${UPDATE_DOCS:-}" = 1 ]; then
 import sys
 from pathlib import Path
 
+from ctxconf.userfiles.atomic import write_text_atomic
+
 doc, matrix = Path(sys.argv[1]), Path(sys.argv[2]).read_text(encoding="utf-8")
 start, end = "<!-- matrix:start -->", "<!-- matrix:end -->"
 text = doc.read_text(encoding="utf-8")
 head, _, rest = text.partition(start)
 _, _, tail = rest.partition(end)
-doc.write_text(f"{head}{start}\n{matrix}{end}{tail}", encoding="utf-8")
+write_text_atomic(doc, f"{head}{start}\n{matrix}{end}{tail}")
 PY
     echo "docs/harnesses.md updated" >&2
 fi
