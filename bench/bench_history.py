@@ -41,8 +41,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import readme
 from bench_reference import (
     _WORDS,
+    README,
     SEED,
     Thunk,
     _code_line,
@@ -823,6 +825,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="update the History section of bench/README.md with this run",
     )
     args = parser.parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     sizes = QUICK if args.quick else FULL
     load_before = _load()
     with tempfile.TemporaryDirectory(prefix="ctxconf-history-rev-") as folder:
@@ -839,7 +843,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
         results = run(sizes, earlier, args.against)
     section = render(results, sizes, args.quick, load_before)
-    publish(section, (START_MARKER, END_MARKER), args.write_readme)
+    if not publish(section, (START_MARKER, END_MARKER), args.write_readme):
+        return 2
     return 0
 
 

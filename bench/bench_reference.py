@@ -39,6 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import readme  # a sibling script, not a package
+
 import ctxconf.reference as reference_package
 from ctxconf.reference import Session
 from ctxconf.reference.context.config import ContextConfig
@@ -721,12 +723,15 @@ def write_readme(
     write_text_atomic(path, joined)
 
 
-def publish(section: str, markers: tuple[str, str], write: bool) -> None:
-    """Print a benchmark's section; with `write`, also put it between its markers in the README."""
+def publish(section: str, markers: tuple[str, str], write: bool) -> bool:
+    """Print a benchmark's section; with `write`, also put it between its markers in the README;
+    False when the README could not be written (why, on stderr)."""
     print(section, end="")
     if write:
-        write_readme(section, markers=markers)
+        if not readme.written(lambda: write_readme(section, markers=markers)):
+            return False
         print(f"\nwrote {README}", file=sys.stderr)
+    return True
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -742,6 +747,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     if shutil.which("diff") is None:
         print("error: GNU diff is not on PATH (hint: install diffutils)", file=sys.stderr)
         return 2
@@ -760,11 +767,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(row)
             profiles.append(profile)
     section = render(rows, profiles, sizes, args.quick, load_before)
-    print(section, end="")
-    if args.write_readme:
-        write_readme(section)
-        print(f"\nwrote {README}", file=sys.stderr)
-    return 0
+    return 0 if publish(section, (START_MARKER, END_MARKER), args.write_readme) else 2
 
 
 if __name__ == "__main__":

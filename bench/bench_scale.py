@@ -27,7 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import readme
 from bench_reference import (
+    README,
     SEED,
     GnuDiff,
     Thunk,
@@ -389,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="update the growth section of bench/README.md with this run",
     )
     args = parser.parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     if shutil.which("diff") is None:
         print("error: GNU diff is not on PATH (hint: install diffutils)", file=sys.stderr)
         return 2
@@ -403,7 +407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     benches.append(bench_cap(sizes, "cap, 50-byte lines", fifty_byte_lines, sizes.output_bytes))
     benches.append(bench_recall(sizes))
     section = render(benches, args.quick, load_before, sizes.rounds)
-    publish(section, (START_MARKER, END_MARKER), args.write_readme)
+    if not publish(section, (START_MARKER, END_MARKER), args.write_readme):
+        return 2
     return 0
 
 

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runner_bench import write_section  # a sibling script, not a package
+import readme  # sibling scripts, not a package
+from runner_bench import write_section
 
 from ctxconf import __version__
 from ctxconf.reference import run_case
@@ -335,6 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--child-huge", nargs=3, metavar=("MB", "CASES", "PAGE"), help=argparse.SUPPRESS
     )
     args = parser.parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     if args.child_huge:
         _child_huge(int(args.child_huge[0]), int(args.child_huge[1]), Path(args.child_huge[2]))
         return 0
@@ -361,8 +364,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(folder / "profile", ignore_errors=True)
     text = section(command, rows, loaded)
     print(text.replace(START_MARKER + "\n", "").replace(END_MARKER + "\n", ""), end="")
-    if args.write_readme:
-        write_readme(text)
+    if args.write_readme and not readme.written(lambda: write_readme(text)):
+        return 2
     return 0
 
 

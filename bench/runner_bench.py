@@ -41,6 +41,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import readme  # a sibling script, not a package
+
 from ctxconf.runner.engine import RunOptions, run_suite
 from ctxconf.specdata.paths import bundled_spec_dir
 from ctxconf.userfiles import limits
@@ -365,6 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, one round")
     parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
     args = parser.parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     limit = None
     if args.quick:
         args.repeat, args.rounds, args.worker_repeat, limit = 1, 1, 1, 10
@@ -379,8 +383,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         suite = bench_suite(folder, args.rounds)
     text = section(command, transports, workers, suite, load_before)
     print(text.replace(START_MARKER + "\n", "").replace(END_MARKER + "\n", ""), end="")
-    if args.write_readme:
-        write_readme(text)
+    if args.write_readme and not readme.written(lambda: write_readme(text)):
+        return 2
     return 0
 
 

@@ -30,7 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_reference import machine_lines, publish
+import readme
+from bench_reference import README, machine_lines, publish
 
 ROOT = Path(__file__).resolve().parent.parent
 START_MARKER = "<!-- suite:start -->"
@@ -178,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.write_readme and readme.refused(README):
+        return 2
     if args.busy < 0:
         print("suite_bench: --busy takes a count of 0 or more", file=sys.stderr)
         return 2
@@ -200,8 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 remove_worktree(targets[0][0])
     command = "python bench/suite_bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = section(runs, command.strip())
-    publish("\n" + text, (START_MARKER, END_MARKER), args.write_readme)
-    return 0
+    return 0 if publish("\n" + text, (START_MARKER, END_MARKER), args.write_readme) else 2
 
 
 if __name__ == "__main__":

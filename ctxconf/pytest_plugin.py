@@ -59,7 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ctxconf-impl",
         metavar="SPEC",
         default=None,
-        help="run the conformance cases against SPEC: reference, python:MODULE, "
+        help="run the conformance cases against SPEC, as `ctxconf run --impl` takes it: "
+        "reference, python:MODULE (in process), pyproc:MODULE (the same in a child process), "
         "cmd:COMMAND or an http:// URL",
     )
     group.addoption(
@@ -67,7 +68,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         default=None,
         type=Path,
-        help="a folder laid out like spec/ (default: the spec bundled with ctxconf)",
+        help="a folder laid out like spec/ (default: the spec bundled with ctxconf, wherever "
+        "pytest runs: unlike `ctxconf run`, it does not look for a checkout's spec/ above the "
+        "current folder)",
     )
     group.addoption(
         "--ctxconf-cases",
@@ -116,12 +119,13 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         from ctxconf.runner.display import describe_failure
         from ctxconf.runner.engine import run_case
+        from ctxconf.terminal.controls import visible_controls
 
         run = self.config.stash[_RUN]
         assert run.transport is not None and run.hello is not None and run.judge is not None
         result = run_case(run.transport, self.seq, self.case, run.hello, run.judge, run.timeout)
         if result.verdict == "skipped":
-            pytest.skip(result.message)
+            pytest.skip(visible_controls(result.message))  # the implementation's words
         if result.verdict == "expected-failure":
             listed = (
                 run.expected.reason_for(self.case.name, self.case.rules) if run.expected else None

@@ -7,10 +7,14 @@ import dataclasses
 from pathlib import Path
 from typing import TextIO
 
+from ctxconf.terminal.controls import visible_controls
 from ctxconf.terminal.textdiff import visible
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
+from .cache import load_prices
+from .cache_session import provider_for
+from .cache_view import console_lines
 from .checks import judge_run
 from .errors import ProbeDataError
 from .harness import ProbeRun, run_probe
@@ -33,20 +37,24 @@ def probe(
     html: Path | None,
     json: Path | None,
     out: TextIO,
+    provider: str | None = None,
+    prices: Path | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
+    provider_for(profile.api, provider)  # refused before the harness starts
+    table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
     if html is None and json is None:
         stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
         html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
-    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep)
+    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
     judged = judge_run(run)
     checks = judged.checks
     logs = sorted(logs_dir.glob("requests-*.jsonl"))
-    data = results.to_data(run, judged, logs)
+    data = results.to_data(run, judged, logs, table)
     if json is not None:
         results.write(json, data)
     if html is not None:
@@ -54,12 +62,14 @@ def probe(
     if run.not_installed is not None:
         out.write(f"{profile.name}: not installed: {visible(run.not_installed)}\n")
         return results.exit_code(checks)
-    version = run.version or "version unknown"
+    version = visible_controls(run.version or "version unknown", also="\n")
     out.write(
         f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
     )
     for check in checks:
-        out.write(f"  {check.verdict:<12} {check.id:<15} {check.summary}\n")
+        out.write(f"  {check.verdict:<12} {check.id:<15} {visible_controls(check.summary)}\n")
+    for line in console_lines(data):
+        out.write(visible_controls(line) + "\n")
     for line in _left_running(run):
         out.write(line + "\n")
     if run.kept:

@@ -385,6 +385,7 @@ class _Session:
             profile.text_command,
             self.holds(),
             self.scenario.rebased_turns() if profile.drive.mode == "per-turn" else {},
+            provider=self.run.provider,
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
@@ -527,6 +528,7 @@ def run_probe(
     out: Path,
     path_prefix: list[str] | None = None,
     keep: bool = False,
+    provider: str | None = None,
 ) -> ProbeRun:
     """Play every session of `scenario` with the harness of `profile`; logs go under `out`. A
     session whose first turn ran past midnight in the harness's clock is played again with its
@@ -540,6 +542,7 @@ def run_probe(
         datetime.now().astimezone(),
         datetime.now().astimezone(),
         _clock_problem(profile, scenario),
+        provider=provider,
     )
     root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
     try:

@@ -15,6 +15,8 @@ from typing import Any
 from ctxconf import __version__
 from ctxconf.userfiles.atomic import write_text_atomic
 
+from . import usage_figures
+from .cache import PriceTable, bundled_prices
 from .checks import CheckResult, Judgement
 from .errors import ProbeDataError
 from .harness import ProbeRun
@@ -30,8 +32,12 @@ def exit_code(checks: list[CheckResult]) -> int:
     return 1 if any(c.verdict in FAILING for c in checks) else 0
 
 
-def to_data(run: ProbeRun, judged: Judgement, logs: list[Path]) -> dict[str, Any]:
+def to_data(
+    run: ProbeRun, judged: Judgement, logs: list[Path], prices: PriceTable | None = None
+) -> dict[str, Any]:
     profile, checks = run.profile, judged.checks
+    table = prices if prices is not None else bundled_prices()
+    cache = [f for s in run.sessions for f in usage_figures.session_figures(s, table)]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -75,6 +81,7 @@ def to_data(run: ProbeRun, judged: Judgement, logs: list[Path]) -> dict[str, Any
             for p in s.processes
         ],
         "requests": sum(len(s.entries) for s in run.sessions),
+        "cache": usage_figures.to_data(cache),
         "logs": [str(p) for p in logs],
         "exit_code": exit_code(checks),
     }

@@ -5,8 +5,9 @@ itself shows: the number of assistant turns it carries, less the number the firs
 tools carried (a harness may open with a canned assistant turn). Nothing else is remembered
 between requests, so retries, a session resumed in a new process and second user turns land on
 the right step. A request without tools (a title, a summary, a next-speaker check) gets a short
-text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers simulate a prompt
-cache: the part of the request that starts the same as the previous one counts as cached.
+text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers are the cache audit's:
+each answered request is played with the session's earlier ones under a provider's rules
+(`cache_session.py`), and a request that provider refuses is answered with its API's error.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from . import answers
 from .answers import Reply, Tokens
 from .bodies import Refused, read_body
+from .cache import read_request
+from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
 from .wire import Request, Shape, parse_request
 
-CHARS_PER_TOKEN = 4
+OUTPUT_TOKENS = 10
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
 
 
@@ -44,6 +47,8 @@ class Script:
     holds: dict[int, float] = field(default_factory=dict)
     # Turns after a crash, by user message: their steps count from the request that brings it.
     rebased: dict[str, int] = field(default_factory=dict)
+    # The provider whose cache rules the usage follows; None: the one of the request's shape.
+    provider: str | None = None
 
 
 def redact_path(path: str) -> str:
@@ -82,17 +87,6 @@ def route(method: str, path: str) -> tuple[str, Shape | None]:
     return "", None
 
 
-def shared_prefix(a: str, b: str) -> int:
-    """How many characters `a` and `b` share from their start (compared a block at a time)."""
-    n, block = 0, 4096
-    limit = min(len(a), len(b))
-    while n + block <= limit and a[n : n + block] == b[n : n + block]:
-        n += block
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return n
-
-
 class MockModel:
     """The state one session shares across its requests, and the log they are recorded in."""
 
@@ -101,19 +95,11 @@ class MockModel:
         self.log = log
         self.lock = threading.Lock()
         self.baseline: int | None = None
-        self.previous_prefix = ""
+        self.cache = SessionCache(script.provider)
         self.count = 0
         self.answered: set[int] = set()
         self.answered_changed = threading.Condition(self.lock)
         self.rebase_from: dict[str, int] = {}
-
-    def tokens(self, request: Request) -> Tokens:
-        prefix = request.prefix_text()
-        with self.lock:
-            shared = shared_prefix(prefix, self.previous_prefix)
-            self.previous_prefix = prefix
-        total = -(-len(prefix) // CHARS_PER_TOKEN)
-        return Tokens(total, min(total, shared // CHARS_PER_TOKEN), 10)
 
     def step_of(self, request: Request) -> int | None:
         if not request.tools:
@@ -227,23 +213,53 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.model.record({**entry, "body": body})
             self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
             return
+        headers = list(self.headers.items())
+        body = scrubbed_body(body, headers)
         try:
-            self._answer(kind, shape, entry, body)
+            self._answer(kind, shape, entry, body, headers)
         except OSError:
             raise  # the harness went away mid-answer: nothing to tell it
         except Exception as e:  # a body shaped unlike any seen must not print a traceback
             self._refuse(entry, 500, f"the mock could not answer it: {type(e).__name__}: {e}")
 
-    def _answer(self, kind: str, shape: Shape, entry: dict[str, Any], body: dict[str, Any]) -> None:
+    def _answer(
+        self,
+        kind: str,
+        shape: Shape,
+        entry: dict[str, Any],
+        body: dict[str, Any],
+        headers: list[tuple[str, str]],
+    ) -> None:
         request = parse_request(shape, body, stream=kind == "stream")
-        tokens = self.server.model.tokens(request) if kind != "count" else None
-        if kind == "count" or tokens is None:
-            total = -(-len(request.prefix_text()) // CHARS_PER_TOKEN)
+        if kind == "count":
+            total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
             self._send_json(
                 200, {"input_tokens": total} if shape == "anthropic" else {"totalTokens": total}
             )
             return
+        played = self.server.model.cache.play(shape, body, headers, self.path)
+        error, figures = played.outcome.error, played.outcome.figures
+        if error is not None or figures is None:
+            self.server.model.record(
+                {
+                    **entry,
+                    "kind": "refused",
+                    "body": body,
+                    "refused": error.message if error is not None else "",
+                    "cache": played.record(),
+                }
+            )
+            status = error.status if error is not None else 400
+            self._send_json(status, dict(error.body) if error is not None else {})
+            return
+        tokens = Tokens(
+            figures.input_total,
+            figures.cache_read,
+            OUTPUT_TOKENS,
+            figures.cache_write,
+            figures.cache_write_1h,
+        )
         step = self.server.model.step_of(request)
         reply = self.server.model.reply(request, step)
         self.server.model.record(
@@ -253,7 +269,14 @@ class _Handler(BaseHTTPRequestHandler):
                 "body": body,
                 "step": step,
                 "reply": {"text": reply.text, "tool": reply.tool, "arguments": reply.arguments},
-                "usage": {"input_total": tokens.input_total, "cached": tokens.cached},
+                "usage": {
+                    "input_total": tokens.input_total,
+                    "cached": tokens.cached,
+                    "written": tokens.written,
+                    "written_1h": tokens.written_1h,
+                    "output": tokens.output,
+                },
+                "cache": played.record(),
             }
         )
         hold = self.server.model.script.holds.get(step) if step is not None else None

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxconf.specdata.clashes import repeated_cases
 from ctxconf.specdata.reader import CASES, list_case_files, read_spec_json
-from ctxconf.userfiles.document import plural
+from ctxconf.userfiles.document import display, plural, printable
 
 from .errors import CaseFileError
 from .selection import Selector
@@ -80,7 +81,7 @@ def load_case_file(path: Path) -> CaseFile:
         cases.append(
             Case(
                 area=area,
-                file=path.name,
+                file=printable(path.name),  # a name that is not UTF-8 is shown, not written raw
                 name=name,
                 description=str(raw.get("description", "")),
                 rules=tuple(str(r) for r in rules) if isinstance(rules, list) else (),
@@ -95,7 +96,23 @@ def load_case_file(path: Path) -> CaseFile:
 
 
 def load_cases(paths: Iterable[Path]) -> list[CaseFile]:
-    return [load_case_file(path) for path in paths]
+    """The case files, each read once; CaseFileError when a case's area and name are those of a
+    case in an earlier file (or the same file given twice): it would run, and count, twice."""
+    files = [load_case_file(path) for path in paths]
+    listed = ((f.path, f.area, [case.name for case in f.cases]) for f in files)
+    repeat = next(repeated_cases(listed), None)
+    if repeat is not None:
+        raise CaseFileError(
+            f"{display(repeat.path)}: /cases/{repeat.index}/name: the case {repeat.name!r} of "
+            f"the area {_area_of(files, repeat.path)!r} is already in {display(repeat.first_path)} "
+            f"(/cases/{repeat.first_index}): it would run twice",
+            hint="give each case file once, and each case one name across the files of its area",
+        )
+    return files
+
+
+def _area_of(files: Sequence[CaseFile], path: Path) -> str:
+    return next(f.area for f in files if f.path == path)
 
 
 def select_cases(

@@ -11,6 +11,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ctxconf.userfiles.atomic import write_text_atomic
+
 from .display import describe_failure
 from .results import CaseResult, Results
 
@@ -97,5 +99,8 @@ def junit_tree(results: Results) -> ET.ElementTree:
 
 
 def write_junit(results: Results, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    junit_tree(results).write(path, encoding="utf-8", xml_declaration=True)
+    """The JUnit XML of `results`, written by the one writer (atomically, to a regular file)."""
+    root = junit_tree(results).getroot()
+    assert root is not None  # junit_tree makes its tree around a root
+    text = ET.tostring(root, encoding="unicode")
+    write_text_atomic(path, "<?xml version='1.0' encoding='utf-8'?>\n" + text)

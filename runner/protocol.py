@@ -7,6 +7,7 @@ can grow without breaking implementations.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -62,13 +63,33 @@ def _describe(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def _is_integer(value: object) -> bool:
+    """An integer as JSON has it: `true` is a boolean, not 1; `1.0` is the number 1."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+def _json_excerpt(value: object) -> str:
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= _SURPLUS_CHARS else shown[: _SURPLUS_CHARS - 1] + "…"
+
+
 def parse_hello(response: object) -> Hello:
     """The implementation's answer to hello, or ProtocolError saying what is wrong with it."""
     if not isinstance(response, dict):
         raise ProtocolError(f"the hello response is {_describe(response)}, not an object")
     problems: list[str] = []
     protocol = response.get("protocol")
-    if protocol != PROTOCOL_VERSION:
+    if not _is_integer(protocol):
+        problems.append(
+            f'"protocol" is {_json_excerpt(protocol)}, not a version: a version is an integer, '
+            f"and the runner speaks {PROTOCOL_VERSION}"
+        )
+    elif protocol != PROTOCOL_VERSION:
         problems.append(f'"protocol" is {protocol!r}, the runner speaks {PROTOCOL_VERSION}')
     implementation = response.get("implementation")
     fields: dict[str, str] = {}

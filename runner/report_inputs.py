@@ -10,7 +10,7 @@ from typing import Any
 
 from ctxconf.specdata.paths import bundled_spec_dir
 from ctxconf.spectext.decisions import Decision, load_decisions
-from ctxconf.spectext.rules import Rule, load_rules
+from ctxconf.spectext.rules import Rule, load_rules, unreadable_texts
 
 from .results import load_results
 
@@ -41,6 +41,11 @@ def _spec_folder(results_doc: Mapping[str, Any]) -> Path:
 def spec_rules_for(results_doc: Mapping[str, Any]) -> dict[str, Rule]:
     """The rules of the spec the run used: from its `spec_dir` if that exists, else the bundled."""
     return load_rules(_spec_folder(results_doc), strict=False)
+
+
+def unread_spec_texts(results_doc: Mapping[str, Any]) -> list[str]:
+    """Why each spec text of the run's spec folder that cannot be read is not in the report."""
+    return [error.message for error in unreadable_texts(_spec_folder(results_doc))]
 
 
 def spec_decisions_for(results_doc: Mapping[str, Any]) -> dict[str, Decision]:

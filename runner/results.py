@@ -11,15 +11,14 @@ the file; `load` validates against it. The HTML report is rendered from this fil
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
-from ctxconf.userfiles.atomic import move_into_place, open_temp
+from ctxconf.userfiles.atomic import OutputError, PendingFile
 from ctxconf.userfiles.limits import MAX_SPEC_FILE_BYTES, LimitError, dumps, parse_json
 
 from .errors import ResultsFileError
@@ -112,12 +111,21 @@ class CaseResult:
 
 
 @dataclass(frozen=True)
+class ReadOtherwise:
+    """A decision whose every case in the run failed with the other reading's answers."""
+
+    decision: str  # its anchor
+    cases: tuple[str, ...]  # the names of its cases, in run order
+
+
+@dataclass(frozen=True)
 class Footer:
     finished: str
     duration: float
     totals: Mapping[str, int]
     exit_code: int
     interrupted: bool = False  # the run was stopped (Ctrl-C, SIGTERM, SIGHUP) before its end
+    read_otherwise: tuple[ReadOtherwise, ...] = ()  # decisions read the other way (evidence)
 
 
 @dataclass(frozen=True)
@@ -208,6 +216,9 @@ def footer_to_json(footer: Footer) -> dict[str, Any]:
         "totals": dict(footer.totals),
         "exit_code": footer.exit_code,
         "interrupted": footer.interrupted,
+        "read_otherwise": [
+            {"decision": item.decision, "cases": list(item.cases)} for item in footer.read_otherwise
+        ],
     }
 
 
@@ -264,7 +275,15 @@ def results_from_json(data: Mapping[str, Any]) -> Results:
     )
     f = data["footer"]
     footer = Footer(
-        f["finished"], f["duration"], dict(f["totals"]), f["exit_code"], f.get("interrupted", False)
+        f["finished"],
+        f["duration"],
+        dict(f["totals"]),
+        f["exit_code"],
+        f.get("interrupted", False),
+        tuple(
+            ReadOtherwise(item["decision"], tuple(item["cases"]))
+            for item in f.get("read_otherwise", [])
+        ),
     )
     return Results(header, cases, footer)
 
@@ -304,41 +323,51 @@ def _case_steps_exact(case: Any) -> Any:
     return {key: item if key == "steps" else _doubles(item) for key, item in case.items()}
 
 
+class ResultsNotWritten(OutputError):
+    """The run ended, but its results file could not be written (no space, no permission): the
+    message names the file; `results` are the run's, for the summary."""
+
+    def __init__(self, error: OutputError, results: Results) -> None:
+        super().__init__(error.message, hint=error.hint)
+        self.results = results
+
+
 class ResultsWriter:
     """Writes a results file as the run goes: the header, each case as it is known, the footer.
 
     The text goes to a temporary file in the same folder; `finish` moves it into place, so the
-    file at `path` is always a whole results file (the previous one until the run ends)."""
+    file at `path` is always a whole results file (the previous one until the run ends). A write
+    that fails mid-run drops the temporary file and lets the run go on; `finish` raises it."""
 
     def __init__(self, path: Path, header: Header) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        fd, self.temp_path = open_temp(path)
-        self._file: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
+        self._file = PendingFile(path)
         self._count = 0
+        self._error: OutputError | None = None
         self._file.write(
             f'{{"format": "{FORMAT}", "format_version": {FORMAT_VERSION},\n'
             f'"header": {_line(header_to_json(header))},\n"cases": ['
         )
-        self._file.flush()
 
     def add(self, case: CaseResult) -> None:
-        self._file.write(("\n" if self._count == 0 else ",\n") + _line(case_to_json(case)))
-        self._file.flush()
+        if self._error is not None:
+            return
+        try:
+            self._file.write(("\n" if self._count == 0 else ",\n") + _line(case_to_json(case)))
+        except OutputError as error:  # the disk filled: the run goes on, its end says so
+            self._error = error
+            return
         self._count += 1
 
     def finish(self, footer: Footer) -> None:
+        if self._error is not None:
+            raise self._error
         self._file.write(f'\n],\n"footer": {_line(footer_to_json(footer))}}}\n')
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        move_into_place(self.temp_path, self.path)
+        self._file.commit()
 
     def abandon(self) -> None:
         """Drop the file of a run that could not go on; the previous results stay."""
-        if not self._file.closed:
-            self._file.close()
-        self.temp_path.unlink(missing_ok=True)
+        self._file.abandon()
 
 
 def dump(results: Results, path: Path) -> None:
@@ -407,12 +436,26 @@ def load(path: Path) -> Results:
         )
     if "footer" not in data:
         raise cut_short
-    problems = schema_problems(data)
+    problems = schema_problems(data) or duplicate_cases(data["cases"])
     if problems:
         shown = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise ResultsFileError(f"{path}: not a valid results file:\n{shown}{more}")
     return results_from_json(data)
+
+
+def duplicate_cases(cases: list[dict[str, Any]]) -> list[str]:
+    """A case given more than once (by area and name), with where: a run writes each case once,
+    so such a file was put together by hand, and its counts and comparisons would be wrong."""
+    where: dict[tuple[str, str], list[int]] = {}
+    for index, case in enumerate(cases):
+        where.setdefault((case["area"], case["name"]), []).append(index)
+    return [
+        f"cases/{places[0]}: the case {area}/{name} is given {len(places)} times "
+        f"(cases {', '.join(map(str, places))}); a run writes each case once"
+        for (area, name), places in where.items()
+        if len(places) > 1
+    ]
 
 
 load_results = load  # the name the report module looks for

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from ctxconf.errors import CtxconfError
 from ctxconf.reference import AREAS
 from ctxconf.specdata import folder as spec_folder
 from ctxconf.specdata.paths import is_installed_bundle
-from ctxconf.specdata.reader import read_loop
+from ctxconf.specdata.reader import check_case_folder, read_loop
 from ctxconf.spectools.addcase import AddCaseError, add_cases, yaml_area
+from ctxconf.userfiles.atomic import check_output
 from ctxconf.userfiles.document import SpecFileError, display, plural
 from ctxconf.userfiles.useryaml import load_user_yaml
 
@@ -49,15 +52,17 @@ def run(args: argparse.Namespace) -> int:
         folder = spec_folder.resolve_spec(args.spec)
         spec_folder.announce(folder, sys.stderr, given=args.spec)
         loop = read_loop(folder)  # a spec that does not validate is refused before any write
+        check_case_folder(folder)
         target = args.to or folder / "conformance" / f"{_named_area(args.yaml)}.json"
         spec_folder.writable_spec(folder)
-        if is_installed_bundle(target.resolve().parent.parent):
-            spec_folder.writable_spec(target.resolve().parent.parent)
+        if is_installed_bundle(Path(os.path.realpath(target)).parent.parent):
+            spec_folder.writable_spec(Path(os.path.realpath(target)).parent.parent)
+        check_output(target)  # before the reference runs the cases
         names = add_cases(args.yaml, target, loop, folder)
     except AddCaseError as error:
         print(error, file=sys.stderr)
         return 1
-    except SpecFileError as error:
+    except CtxconfError as error:  # a spec file refused, or a case file that cannot be written
         return spec_folder.report_error("add-case", error, sys.stderr)
     print(f"added {plural(len(names), 'case')} to {display(target)}: {', '.join(names)}")
     return 0

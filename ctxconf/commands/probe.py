@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ctxconf.errors import CtxconfError
 from ctxconf.exitcodes import EXIT_USAGE
+from ctxconf.userfiles.atomic import check_folder, check_outputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +33,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the last session's home and work folders (their path is printed)",
     )
     parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        help="simulate the prompt cache of this provider (anthropic, openai, gemini, llamacpp) "
+        "where the harness's API shape allows it; default: the shape's own",
+    )
+    parser.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="a price table over the bundled list prices (the shape of probe/data/prices.json)",
+    )
+    parser.add_argument(
         "--matrix",
         nargs="+",
         type=Path,
@@ -53,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.list:
             return list_bundled(sys.stdout)
+        _check_outputs(args)
         if args.matrix:
             return matrix(args.matrix, html=args.html, markdown=args.markdown, out=sys.stdout)
         if not args.harness:
@@ -67,7 +82,17 @@ def run(args: argparse.Namespace) -> int:
             html=args.html,
             json=args.json,
             out=sys.stdout,
+            provider=args.provider,
+            prices=args.prices,
         )
-    except ProbeDataError as e:
+    except (ProbeDataError, CtxconfError) as e:
         print(f"ctxconf probe: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """The files the probe will write, checked before any harness starts."""
+    outputs = [("--html", args.html), ("--json", args.json), ("--markdown", args.markdown)]
+    check_outputs(outputs, reads=[("--matrix", path) for path in args.matrix or ()])
+    if args.harness and not args.matrix and args.html is None and args.json is None:
+        check_folder(Path("reports"))  # where the probe writes by default

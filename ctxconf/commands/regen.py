@@ -4,15 +4,17 @@ what changed."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from ctxconf.errors import CtxconfError
 from ctxconf.specdata import folder as spec_folder
 from ctxconf.specdata.paths import is_installed_bundle
 from ctxconf.specdata.reader import list_case_files, read_loop
 from ctxconf.spectools.regen import CaseChange, RegenResult, regenerate
 from ctxconf.terminal.textdiff import visible_diff
-from ctxconf.userfiles.document import SpecFileError, display, plural
+from ctxconf.userfiles.document import display, plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,10 +75,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.check:
             spec_folder.writable_spec(folder)
             for file in files:
-                if is_installed_bundle(file.resolve().parent.parent):
-                    spec_folder.writable_spec(file.resolve().parent.parent)
+                if is_installed_bundle(Path(os.path.realpath(file)).parent.parent):
+                    spec_folder.writable_spec(Path(os.path.realpath(file)).parent.parent)
         result = regenerate(files, loop, check=args.check, accept_authors=args.accept_authors)
-    except SpecFileError as error:
+    except CtxconfError as error:  # a spec file refused, or one that cannot be written
         return spec_folder.report_error("regen", error, sys.stderr)
     print_result(result, check=args.check)
     if result.errors or result.disagreements:

@@ -11,8 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxconf.runner.errors import ResultsFileError
+from ctxconf.errors import CtxconfError
 from ctxconf.runner.report import format_comparison, render_report
+from ctxconf.terminal.controls import visible_controls
+from ctxconf.userfiles.atomic import check_outputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,16 +36,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    page = args.html or (None if args.compare else args.results.with_suffix(".html"))
+    reads = [("RESULTS.json", args.results)]
+    if args.compare is not None:
+        reads.append(("--compare", args.compare))
     try:
+        check_outputs([("--html", page)], reads=reads)  # before anything is read or rendered
         outcome = render_report(args.results, args.html, args.compare)
-    except ResultsFileError as error:
+    except CtxconfError as error:  # a results file refused, or a page that cannot be written
         print(f"ctxconf report: {error.describe()}", file=sys.stderr)
         return 2
-    except OSError as error:  # the page could not be written
-        print(f"ctxconf report: cannot write the report: {error}", file=sys.stderr)
-        return 2
+    for reason in outcome.unread_texts:
+        print(f"warning: {reason}: its rules are not in the page", file=sys.stderr)
     if outcome.comparison is not None:
-        print(format_comparison(outcome.comparison))
+        # Case names come from the results files, which anyone may have written.
+        print(visible_controls(format_comparison(outcome.comparison)))
     if outcome.html_path is not None:
         print(f"wrote {outcome.html_path}")
     return outcome.exit_code

@@ -13,7 +13,7 @@ from typing import Any
 
 from ctxconf.specdata.folder import add_spec_argument, announce, report_error, resolve_spec
 from ctxconf.specdata.reader import list_case_files, read_case_file, read_loop
-from ctxconf.spectext.rules import Rule, load_rules
+from ctxconf.spectext.rules import Rule, load_rules, unreadable_texts
 from ctxconf.spectools.anchors import Place, implementations
 from ctxconf.spectools.casefile import case_names, find_case
 from ctxconf.terminal.textdiff import visible
@@ -114,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
         found = find_case(files, args.case)
         rules = load_rules(folder, strict=False) if found is None else {}
         rule = rules.get(args.case)
+        unreadable = unreadable_texts(folder) if found is None and rule is None else []
+        if unreadable:  # the rule asked for may be in the text that cannot be read
+            raise unreadable[0]
         names = [*case_names(files), *rules] if found is None else []
     except SpecFileError as error:
         return report_error("show", error, sys.stderr)

@@ -25,6 +25,7 @@ from ctxconf.fuzzing.implementation import Implementation
 from ctxconf.fuzzing.model import (
     AREA,
     DEFAULT_EXAMPLES,
+    DEFAULT_REPORTS,
     DEFAULT_TIMEOUT,
     UNLIMITED,
     FuzzOptions,
@@ -32,6 +33,8 @@ from ctxconf.fuzzing.model import (
 from ctxconf.fuzzing.strategies import ops_of
 from ctxconf.reference import AREAS, REGISTRY, read_loop
 from ctxconf.runner.errors import UsageError
+from ctxconf.terminal.controls import visible_controls
+from ctxconf.userfiles.atomic import OutputError, check_folder, check_output
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,11 @@ def _check(request: FuzzRequest) -> None:
             f"--out {request.out}: the folder {request.out.parent} does not exist",
             hint="give an existing folder, or a file in one",
         )
+    # Where a finding will go, checked before the sessions are generated.
+    if request.out is not None and not request.out.is_dir():
+        check_output(request.out)
+    else:
+        check_folder(request.out or DEFAULT_REPORTS)
 
 
 def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
@@ -100,7 +108,7 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         config = REGISTRY[request.area].config(read_loop())
         implementation = Implementation(request.impl, timeout=request.timeout, area=request.area)
     except CtxconfError as error:
-        stderr.write(f"ctxconf fuzz: {error.describe()}\n")
+        stderr.write(f"ctxconf fuzz: {visible_controls(error.describe())}\n")
         return EXIT_USAGE
     seed = secrets.randbelow(2**32) if request.seed is None else request.seed
     examples = request.examples
@@ -112,9 +120,10 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
     ops = request.chosen_ops()
     if ops is not None:
         bounds.append(f"ops {','.join(op for op in ops_of(request.area) if op in ops)}")
+    name = visible_controls(implementation.name, also="\n")  # the implementation's own word
     stdout.write(
         f"ctxconf fuzz: seed {seed}; area {request.area}; {', '.join(bounds)}; "
-        f"{request.impl} ({implementation.name}) against the reference\n"
+        f"{request.impl} ({name}) against the reference\n"
     )
     stdout.flush()
     options = FuzzOptions(
@@ -137,10 +146,14 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         f"{outcome.shrink_runs} more runs ({outcome.elapsed:.1f} s"
         f"{'; time ran out while shrinking' if outcome.timed_out else ''})\n\n"
     )
-    for line in describe_finding(finding):
-        stdout.write(line + "\n")
+    for line in describe_finding(finding):  # its failure and stderr are the implementation's
+        stdout.write(visible_controls(line) + "\n")
     document = finding_document(finding, seed, request.impl, config)
-    path = write_document(document, request.out)
+    try:
+        path = write_document(document, request.out)
+    except OutputError as error:
+        stderr.write(f"ctxconf fuzz: {error.describe()}\n")
+        return EXIT_USAGE
     case = document["cases"][0]
     stdout.write(
         f"\nwrote {path}: case {case['name']}, rules guessed: {', '.join(case['rules'])}\n"

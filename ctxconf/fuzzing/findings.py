@@ -88,8 +88,7 @@ def write_document(document: Mapping[str, Any], out: Path | None) -> Path:
     """Write the case file to `out` (a file, or a folder to put it in) or under ./reports/."""
     name = f"{document['cases'][0]['name']}.json"
     if out is None:
-        DEFAULT_REPORTS.mkdir(parents=True, exist_ok=True)
-        path = DEFAULT_REPORTS / name
+        path = DEFAULT_REPORTS / name  # the folder is made as the file is written
     else:
         path = out / name if out.is_dir() else out
     write_text_atomic(path, document_text(document))
@@ -115,7 +114,7 @@ def _clip(lines: list[str], limit: int = _SHOWN_LINES) -> list[str]:
 def describe_finding(finding: Finding) -> list[str]:
     """The session, then each differing step as a diff of expected and actual, whitespace shown."""
     steps = finding.case["steps"]
-    out = [f"the session ({len(steps)} steps):"]
+    out = [f"the session ({len(steps)} step{'' if len(steps) == 1 else 's'}):"]
     if "limits" in finding.case:
         out.append(f"  limits {limits.dumps(finding.case['limits'])}")
     for index, step in enumerate(steps):

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 from pathlib import Path
 from typing import Any, TextIO
 
+from ctxconf.errors import CtxconfError
 from ctxconf.specdata.paths import bundled_spec_dir, is_installed_bundle
 from ctxconf.specdata.reader import list_case_files, read_loop
-from ctxconf.userfiles.document import SpecFileError, display
+from ctxconf.userfiles.document import SpecFileError, display, printable
 
 
 class SpecDirError(SpecFileError):
@@ -66,12 +68,30 @@ def resolve_spec(given: Path | None) -> Path:
     else the bundled one; SpecDirError when `given` is no spec folder."""
     if given is None:
         return discover() or bundled_spec_dir()
-    if not given.is_dir():
-        reason = "no such folder" if not os.path.lexists(given) else "is not a folder"
-        raise SpecDirError(display(given), reason)
-    if not _holds_spec(given):
-        raise SpecDirError(display(given), "is not a spec folder: it has no loop.json")
+    problem = _not_a_spec_folder(given)
+    if problem is not None:
+        raise SpecDirError(display(given), problem)
     return given
+
+
+def _not_a_spec_folder(given: Path) -> str | None:
+    """Why `given` is no spec folder to read (None when it is one): missing, not a folder, a
+    loop of links, or a folder that cannot be looked into."""
+    try:
+        info = os.stat(given)
+    except FileNotFoundError:
+        return "a symbolic link to a missing folder" if os.path.islink(given) else "no such folder"
+    except OSError as error:
+        return f"cannot be read: {error.strerror or error}"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    try:
+        os.lstat(given / "loop.json")
+    except FileNotFoundError:
+        return "is not a spec folder: it has no loop.json"
+    except OSError as error:  # a folder it may not look into
+        return f"cannot be read: {error.strerror or error}"
+    return None
 
 
 def origin(folder: Path, given: Path | None = None) -> str:
@@ -91,7 +111,8 @@ def origin(folder: Path, given: Path | None = None) -> str:
 
 def announce(folder: Path, stream: TextIO, *, given: Path | None = None) -> None:
     """One line naming the spec folder a command works on, and how it was chosen."""
-    print(f"spec: {folder.resolve()} ({origin(folder, given)})", file=stream, flush=True)
+    shown = printable(os.path.realpath(folder))
+    print(f"spec: {shown} ({origin(folder, given)})", file=stream, flush=True)
 
 
 def writable_spec(folder: Path) -> Path:
@@ -106,7 +127,7 @@ def writable_spec(folder: Path) -> Path:
     return folder
 
 
-def report_error(command: str, error: SpecFileError, stream: TextIO) -> int:
+def report_error(command: str, error: CtxconfError, stream: TextIO) -> int:
     """Say why a spec command cannot work on its input, as every spec command says it; exit 2."""
     print(f"ctxconf {command}: {error.message}", file=stream)
     if error.hint:

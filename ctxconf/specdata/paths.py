@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the ctxconf package
@@ -28,4 +29,5 @@ def is_installed_bundle(folder: Path) -> bool:
     """Whether `folder` is the spec inside an installed package (a wheel's copy, which a spec
     editor must never edit in place), not the spec of a checkout."""
     inside = _PACKAGE / "spec"
-    return inside.is_dir() and folder.resolve() == inside.resolve()
+    # realpath, which a loop of links does not make raise, as Path.resolve does.
+    return inside.is_dir() and os.path.realpath(folder) == os.path.realpath(inside)

@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.reference import REGISTRY
+from ctxconf.specdata.clashes import lookalike
 from ctxconf.specdata.problems import Problem, document_problems
-from ctxconf.userfiles.document import SpecFileError, SpecJson, display, read_json_document
+from ctxconf.userfiles.document import (
+    SpecFileError,
+    SpecJson,
+    display,
+    printable,
+    read_json_document,
+)
 
 LOOP, CASES = "loop", "cases"
 
@@ -117,9 +124,32 @@ def is_case_file_name(name: str) -> bool:
     return name.endswith(".json") and not name.startswith(".")
 
 
+def _inside_itself(spec_dir: Path, folder: Path) -> str | None:
+    """Why `folder` (the spec's conformance/) cannot hold its cases when it is, or links to, the
+    spec folder or a folder above it: its case files would be loop.json and whatever else is
+    there, or the spec folder over again."""
+    spec, cases = Path(os.path.realpath(spec_dir)), Path(os.path.realpath(folder))
+    if cases == spec:
+        return (
+            "is the spec folder itself (a link to it): a spec keeps its cases in a folder of "
+            "their own"
+        )
+    if spec.is_relative_to(cases):
+        return (
+            f"is {printable(str(cases))}, a folder the spec folder is in: a spec keeps its cases "
+            "in a folder of their own"
+        )
+    return None
+
+
 def list_case_files(spec_dir: Path) -> list[Path]:
-    """The case files of a spec folder, by name; SpecFileError when there are none to read."""
+    """The case files of a spec folder, by name; SpecFileError when there are none to read, when
+    conformance/ is the spec folder or above it, or when two names differ only by Unicode
+    normalisation or case."""
     folder = spec_dir / "conformance"
+    inside = _inside_itself(spec_dir, folder)
+    if inside is not None:
+        raise SpecFileError(display(folder), inside, usable=False)
     try:
         names = sorted(entry.name for entry in os.scandir(folder))
     except FileNotFoundError:
@@ -137,7 +167,35 @@ def list_case_files(spec_dir: Path) -> list[Path]:
         raise SpecFileError(
             display(folder), "holds no case file (conformance/*.json)", usable=False
         )
+    _no_lookalikes(folder, [file.name for file in files])
     return files
+
+
+def _no_lookalikes(folder: Path, names: list[str]) -> None:
+    clash = lookalike(names)
+    if clash is not None:
+        earlier, name, how = clash
+        raise SpecFileError(
+            display(folder / name),
+            f"its name differs from {printable(earlier)}'s only by {how}: a person cannot tell "
+            "the two apart, and a file system that folds names holds them as one; keep one",
+            usable=False,
+        )
+
+
+def check_case_folder(spec_dir: Path) -> None:
+    """What `list_case_files` refuses in a spec's conformance/ (itself or above the spec folder,
+    look-alike names) for a command that adds to it: one that is missing, empty or unreadable
+    is left for the command's own read to say."""
+    folder = spec_dir / "conformance"
+    inside = _inside_itself(spec_dir, folder)
+    if inside is not None:
+        raise SpecFileError(display(folder), inside, usable=False)
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder))
+    except OSError:
+        return
+    _no_lookalikes(folder, [name for name in names if is_case_file_name(name)])
 
 
 def read_loop(spec_dir: Path) -> dict[str, Any]:

@@ -9,6 +9,7 @@ duplicate anchor, or a level-3 heading that starts like a rule but is not of the
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +122,20 @@ def markdown_files(spec_dir: Path) -> list[Path]:
 
 def spec_files(spec_dir: Path) -> list[Path]:
     """Every readable markdown file at the top level of a spec folder, by name."""
-    return [p for p in markdown_files(spec_dir) if p.is_file()]
+    return [p for p in markdown_files(spec_dir) if os.path.isfile(p)]
+
+
+def unreadable_texts(spec_dir: Path) -> list[SpecFileError]:
+    """Why each spec text of a spec folder that cannot be read as UTF-8 text cannot be: a folder
+    or a FIFO named `context.md`, a file it may not read, bytes that are not UTF-8. A command
+    that needs the rules refuses with the first; one they only decorate warns with each."""
+    problems = []
+    for path in markdown_files(spec_dir):
+        try:
+            read_text_file(path)
+        except SpecFileError as error:
+            problems.append(error)
+    return problems
 
 
 def load_rules(spec_dir: Path, *, strict: bool = True) -> dict[str, Rule]:

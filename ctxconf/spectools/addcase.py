@@ -8,6 +8,7 @@ field in the YAML, not of the JSON it would become.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,8 +17,8 @@ from typing import Any
 
 from ctxconf.reference import AREAS, OPS_BY_AREA, run_area_case
 from ctxconf.specdata.problems import Problem
-from ctxconf.specdata.reader import editing, read_case_file
-from ctxconf.spectext.rules import load_rules
+from ctxconf.specdata.reader import editing, is_case_file_name, read_case_file
+from ctxconf.spectext.rules import load_rules, unreadable_texts
 from ctxconf.spectools.casefile import with_case
 from ctxconf.spectools.validate import validate_text
 from ctxconf.userfiles.atomic import write_text_atomic
@@ -90,8 +91,13 @@ def _close(word: str, known: Iterable[str]) -> str:
 
 
 def _rule_anchors(spec: Path | None) -> set[str] | None:
+    """The rule anchors a case may name; SpecFileError when a spec text cannot be read, as the
+    anchors named could not all be checked."""
     if spec is None:
         return None
+    unreadable = unreadable_texts(spec)
+    if unreadable:
+        raise unreadable[0]
     try:
         return set(load_rules(spec, strict=False))
     except SpecFileError:
@@ -141,6 +147,28 @@ def _case_problems(
     return problems
 
 
+def _names_beside(case_file: Path, area: str) -> dict[str, str]:
+    """The case names of the other case files of the area beside `case_file` (a run of their
+    folder runs them all, so a name is one case's across them), each with its file."""
+    taken: dict[str, str] = {}
+    try:
+        names = sorted(entry.name for entry in os.scandir(case_file.parent))
+    except OSError:
+        return taken
+    for name in names:
+        path = case_file.parent / name
+        if not is_case_file_name(name) or name == case_file.name:
+            continue
+        try:
+            data = read_case_file(path, allow=editing).data
+        except SpecFileError:
+            continue  # its own problems are validate's to report
+        if data.get("area", AREAS[0]) == area:
+            for case in data["cases"]:
+                taken.setdefault(case["name"], display(path))
+    return taken
+
+
 _CASE_POINTER = re.compile(r"^/cases/(\d+)(/.*)?$")
 
 
@@ -182,7 +210,10 @@ def add_cases(
                 f"the {named} case file",
             )
         )
-    taken = {case["name"]: display(case_file) for case in data["cases"]}
+    taken = {
+        **_names_beside(case_file, area),
+        **{c["name"]: display(case_file) for c in data["cases"]},
+    }
     anchors = _rule_anchors(spec)
     problems: list[str] = []
     for item in items:

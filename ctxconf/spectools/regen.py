@@ -19,7 +19,7 @@ from typing import Any
 from ctxconf.reference import AREAS, run_area_case
 from ctxconf.specdata.reader import editing, read_case_file
 from ctxconf.spectools.casefile import indent_at
-from ctxconf.userfiles.atomic import write_text_atomic
+from ctxconf.userfiles.atomic import check_output, write_text_atomic
 from ctxconf.userfiles.document import display
 from ctxconf.userfiles.jsonpos import value_spans
 
@@ -145,11 +145,15 @@ def regenerate(
     accept_authors: bool = False,
 ) -> RegenResult:
     """Regenerate `paths` with `loop`, the parsed loop.json of the spec. Every file is read
-    before any is written, so a broken one stops the run with nothing changed."""
+    before any is written, and every one checked for writing, so a broken one stops the run
+    with nothing changed (SpecFileError, OutputError)."""
     files = []
     for path in paths:
         document = read_case_file(path, allow=editing)
         files.append(_Read(path, document.text, document.data))
+    if not check:  # a file that cannot be written is refused before any is
+        for path in paths:
+            check_output(path)
     result = RegenResult()
     for read in files:
         regenerate_file(read, loop, check=check, accept_authors=accept_authors, result=result)

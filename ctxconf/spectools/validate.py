@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxconf.reference import REGISTRY
+from ctxconf.specdata.clashes import repeated_cases
 from ctxconf.specdata.problems import Document, Problem, file_problems, ordered
 from ctxconf.specdata.reader import CASES, kind_of, list_case_files
 from ctxconf.userfiles.document import (
@@ -93,7 +94,8 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     """The files to validate: spec folders expanded to their files, each file once."""
     files: list[Path] = []
     for path in paths:
-        if path.is_dir() and (_is_spec_dir(path) or path.suffix != ".json"):
+        # os.path's checks, not Path's: a folder that cannot be looked into is no traceback.
+        if os.path.isdir(path) and (_is_spec_dir(path) or path.suffix != ".json"):
             if not _is_spec_dir(path):
                 raise UnusableInput(
                     str(path),
@@ -101,13 +103,19 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
                     "give JSON files, or a folder that holds loop.json and conformance/",
                 )
             files.extend(spec_files(path))
-        elif not os.path.lexists(path):
-            raise UnusableInput(str(path), "no such file", "check the path")
         else:
+            try:
+                os.lstat(path)
+            except FileNotFoundError:
+                raise UnusableInput(display(path), "no such file", "check the path") from None
+            except OSError as error:  # in a folder it may not look into
+                reason = f"cannot be read: {error.strerror or error}"
+                raise UnusableInput(display(path), reason, "give a readable JSON file") from None
             files.append(path)
     unique: dict[Path, Path] = {}
     for file in files:
-        unique.setdefault(file.resolve(), file)
+        # realpath leaves a loop of links as it is: reading it then says what is wrong.
+        unique.setdefault(Path(os.path.realpath(file)), file)
     return list(unique.values())
 
 
@@ -117,14 +125,61 @@ def validate_spec(spec_dir: Path) -> list[Problem]:
 
 
 def validate_files(paths: Sequence[Path]) -> list[Problem]:
-    """Every problem in the given files (a spec folder stands for its files), file by file."""
+    """Every problem in the given files (a spec folder stands for its files), file by file,
+    then a case name two case files of one area in one folder both hold."""
     loops: dict[Path, _Loop | None] = {}
     problems: list[Problem] = []
+    case_files: list[_CaseFile] = []
     for path in collect_files(paths):
-        found = _validate_file(path, loops)
+        found = _validate_file(path, loops, case_files=case_files)
         problems.extend(ordered(found))
+    problems.extend(_repeated_across(case_files))
     return problems
 
+
+@dataclass(frozen=True)
+class _CaseFile:
+    path: Path
+    area: str
+    names: list[str]
+    doc: Document
+
+
+def _case_file(path: Path, doc: Document) -> _CaseFile | None:
+    data = doc.data
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        return None
+    names = [c.get("name") if isinstance(c, dict) else None for c in data["cases"]]
+    # A case without a name keeps its place with a name no case can have.
+    return _CaseFile(
+        path, str(data.get("area")), [n if isinstance(n, str) else "\0" for n in names], doc
+    )
+
+
+def _in_spec_folder(path: Path) -> bool:
+    return path.parent.name == "conformance" and os.path.isfile(path.parent.parent / "loop.json")
+
+
+def _repeated_across(files: Sequence[_CaseFile]) -> Iterator[Problem]:
+    """A case whose area and name a case file before it in the same spec folder holds: a run
+    of that spec would run it twice. (Case files outside a spec folder run only as given.)"""
+    folders: dict[Path, list[_CaseFile]] = {}
+    for file in files:
+        if _in_spec_folder(file.path):
+            folders.setdefault(Path(os.path.realpath(file.path.parent)), []).append(file)
+    for group in folders.values():
+        docs = {file.path: file.doc for file in group}
+        listed = [(f.path, f.area, f.names) for f in group]
+        for repeat in repeated_cases(listed):
+            if repeat.name == "\0":
+                continue
+            message = (
+                f"the case {repeat.name!r} is already in {display(repeat.first_path)} "
+                f"(/cases/{repeat.first_index}), of the same area: a run would run it twice"
+            )
+            yield docs[repeat.path].problem(
+                f"/cases/{repeat.index}/name", message, "duplicate-name-across-files"
+            )
 
 
 def _parse(path: Path, text: str | None = None) -> Document | Problem:
@@ -159,7 +214,11 @@ def validate_text(path: Path, text: str) -> list[Problem]:
 
 
 def _validate_file(
-    path: Path, loops: dict[Path, _Loop | None], text: str | None = None
+    path: Path,
+    loops: dict[Path, _Loop | None],
+    text: str | None = None,
+    *,
+    case_files: list[_CaseFile] | None = None,
 ) -> list[Problem]:
     parsed = _parse(path, text)
     if isinstance(parsed, Problem):
@@ -168,6 +227,9 @@ def _validate_file(
     problems = file_problems(parsed, kind)
     if kind == CASES:
         problems.extend(_case_problems(parsed, _loop_for(path, loops)))
+        held = _case_file(path, parsed)
+        if case_files is not None and held is not None:
+            case_files.append(held)
     return problems
 
 
@@ -195,8 +257,10 @@ def _loop_for(path: Path, loops: dict[Path, _Loop | None]) -> _Loop | None:
     """The loop.json of the case file's spec folder; a case file outside a spec folder has no
     version to match."""
     beside = path.parent.parent / "loop.json"
-    if path.parent.name == "conformance" and beside.is_file():
-        return loops.setdefault(beside.resolve(), _load_loop(beside, _display(beside)))
+    if _in_spec_folder(path):
+        return loops.setdefault(
+            Path(os.path.realpath(beside)), _load_loop(beside, _display(beside))
+        )
     return None
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.errors import CtxconfError
+from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles import limits
 from ctxconf.userfiles.jsonpos import Position, positions, scan
 
@@ -75,20 +76,36 @@ class SpecJson:
 
 
 def display(path: Path) -> str:
-    """The path as the user gave it, or relative to the working folder when that is shorter."""
+    """The path as the user gave it, or relative to the working folder when that is shorter;
+    shown so it can be printed: a byte of a name that is not UTF-8 as `\\xff`, a control
+    character as `⟨U+001B⟩`."""
+    text = str(path)
     if path.is_absolute():
         try:
             relative = os.path.relpath(path)
         except ValueError:  # another drive, on Windows
-            return str(path)
-        return str(path) if relative.startswith("..") else relative
-    return str(path)
+            relative = text
+        text = text if relative.startswith("..") else relative
+    return printable(text)
+
+
+def printable(text: str) -> str:
+    """A file name or path as text that can be printed and written as UTF-8: a byte that is not
+    UTF-8 as `\\xff`, a control character as `⟨U+001B⟩`."""
+    if text.isprintable():
+        return text
+    # A name's undecodable bytes are held as surrogates (PEP 383): shown as the bytes they were.
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name holds, given some other way
+        raw = text.encode("utf-8", "backslashreplace")
+    return visible_controls(raw.decode("utf-8", "backslashreplace"))
 
 
 # The bytes read so far inside `read_once`, by absolute path; None outside it.
 _READ: ContextVar[dict[Path, bytes] | None] = ContextVar("spec_files_read", default=None)
 
-_KINDS = {
+FILE_KINDS = {
     stat.S_IFDIR: "a folder",
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a character device",
@@ -144,7 +161,7 @@ def _read_bytes(path: Path, what: str) -> bytes:
             name, f"cannot be read: {error.strerror or error}", usable=False
         ) from None
     if not stat.S_ISREG(info.st_mode):
-        kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+        kind = FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
         raise SpecFileError(name, f"is {kind}, not a regular {what}", usable=False)
     if info.st_size > limits.MAX_SPEC_FILE_BYTES:
         raise SpecFileError(name, _too_large(info.st_size), usable=False)

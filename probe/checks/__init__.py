@@ -16,8 +16,10 @@ from .behaviours import long_output, reread, result_ids
 from .dated import date_note, no_clock
 from .exact import history_prefix, system_once
 from .history import cold_equals_live, no_half_turn, truncate
+from .markers import cache_markers
 from .measured import Shortfall, shortfalls
 from .model import EVERY_RUN, CheckDef, CheckResult, Need, _result, aside_note, split_requests
+from .params import params_stable
 from .tools import tools_fixed
 from .usage import usage_shown
 
@@ -119,6 +121,8 @@ CHECKS: tuple[CheckDef, ...] = (
         usage_shown,
         applies=_usage,
     ),
+    CheckDef("cache-markers", "pfx.system.once", "exact", "caching declared", cache_markers),
+    CheckDef("params-stable", "pfx.system.switch", "exact", "cache parameters kept", params_stable),
     CheckDef(
         "no-half-turn",
         "hist.persist.no-half-turn",

@@ -5,14 +5,22 @@ its whole process group, children included. Its stderr is read all along; the la
 what it wrote are handed over with each case. After a case it failed in a way that may leave the
 stream out of step (a crash, a hang, a line that is not a message, a wrong seq) the process is
 stopped, and the next case starts a fresh one.
+
+A crash is charged to the case that was running. A process that exits after answering a case
+(found gone before the next is sent, or gone with the next request unread in its pipe) is
+restarted for the next case at no cost to it, and that case's stderr says so. A case that times
+out after the process itself exited (a child it started holds stdout open) names the exit code.
 """
 
 from __future__ import annotations
 
+import array
+import fcntl
 import os
 import selectors
 import signal
 import subprocess
+import termios
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -36,6 +44,24 @@ _GRACE = 1.0  # seconds a process gets to exit by itself before it is killed
 
 class _LineTooLong(Exception):
     pass
+
+
+class _NotReceived(Exception):
+    """The process had ended before it read any of the request: the case was never sent."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what  # what became of it: "exited with code 0"
+
+
+def _unread(fd: int) -> int:
+    """How many bytes written to the pipe `fd` no reader has taken yet."""
+    count = array.array("i", [0])
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, count)
+    except OSError:
+        return -1
+    return count[0]
 
 
 class _StderrTail:
@@ -107,7 +133,14 @@ class _LineReader:
         self._selector.close()
 
 
-def _write_all(fd: int, data: bytes, deadline: float) -> None:
+class _Sent:
+    """How many bytes of a message went into the pipe, however its writing ended."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def _write_all(fd: int, data: bytes, deadline: float, sent: _Sent | None = None) -> None:
     """Write `data` to a non-blocking pipe, giving up at `deadline` (the reader is stuck)."""
     view = memoryview(data)
     with selectors.DefaultSelector() as selector:
@@ -121,6 +154,18 @@ def _write_all(fd: int, data: bytes, deadline: float) -> None:
             except BlockingIOError:
                 continue
             view = view[written:]
+            if sent is not None:
+                sent.count += written
+
+
+def _ending(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with code {code}"
 
 
 class _Process:
@@ -173,13 +218,12 @@ class _Process:
             code = self.popen.wait(_GRACE)
         except subprocess.TimeoutExpired:
             return "closed its stdout without answering"
-        if code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            return f"was killed by {name}"
-        return f"exited with code {code}"
+        return _ending(code)
+
+    def ended(self) -> str | None:
+        """How the process ended, if it has, without waiting: "exited with code 5"."""
+        code = self.popen.poll()
+        return None if code is None else _ending(code)
 
     def _close_stdin(self) -> None:
         assert self.popen.stdin
@@ -223,15 +267,44 @@ class JsonLinesTransport:
 
     def hello(self) -> Message:
         self._start()
-        return self._exchange(hello_request(), self._start_timeout)
+        return self._greet()
+
+    def _greet(self) -> Message:
+        try:
+            return self._exchange(hello_request(), self._start_timeout)
+        except _NotReceived as never:  # it ended as it started: a crash all the same
+            raise CaseFailure(
+                "crash", f"the implementation {never.what} before answering"
+            ) from None
 
     def run(self, request: Message, timeout: float) -> Message:
-        if self._process is None or not self._process.alive():
+        gone = self._process.ended() if self._process is not None else None
+        if gone is not None:  # it ended by itself after the last case it answered
+            self._restarted_for_free(gone)
+        elif self._process is None:
             self._restart()
-        response = self._exchange(request, timeout)
+        try:
+            response = self._exchange(request, timeout)
+        except _NotReceived as never:  # it ended after answering, just before this case
+            self._restarted_for_free(never.what)
+            try:
+                response = self._exchange(request, timeout)
+            except _NotReceived as again:  # it ends before reading whatever it is sent
+                message = f"the implementation {again.what} before answering"
+                raise CaseFailure("crash", message) from None
         if response.get("seq") != request.get("seq"):
             self._discard()  # out of step with the requests: the next case starts afresh
         return response
+
+    def _restarted_for_free(self, what: str) -> None:
+        """Start a new process for a case the last one ended before, and say so in the case's
+        stderr: the crash, if it was one, belongs to no case the runner sent."""
+        self._discard()
+        self._stderr.feed(
+            f"[ctxconf] the implementation {what} after answering the previous case, before "
+            "this one was sent: it was restarted for this case, at no cost to it\n".encode()
+        )
+        self._restart()
 
     def close(self) -> None:
         process = self._process
@@ -275,7 +348,7 @@ class JsonLinesTransport:
         # The restart has the start's allowance: the case's own timeout begins after it.
         try:
             self._start()
-            self._exchange(hello_request(), self._start_timeout)
+            self._greet()
         except CaseFailure as failure:
             raise CaseFailure(
                 failure.kind,
@@ -295,16 +368,21 @@ class JsonLinesTransport:
         process = self._process
         assert process is not None
         deadline = time.monotonic() + clamp_timeout(timeout)
+        data = encode_message(message) + b"\n"
+        sent = _Sent()
         try:
-            _write_all(process.stdin_fd, encode_message(message) + b"\n", deadline)
+            _write_all(process.stdin_fd, data, deadline, sent)
             line = process.reader.readline(deadline)
         except TimeoutError:
+            ended = process.ended()
             self._discard()
-            raise CaseFailure(
-                "timeout",
-                f"no answer within {timeout:g} s: the implementation was killed "
-                "(its whole process group)",
-            ) from None
+            why = (
+                f"the implementation had {ended.replace('was killed', 'been killed')}, but a "
+                "process it started held its stdout open; the whole process group was killed"
+                if ended is not None
+                else "the implementation was killed (its whole process group)"
+            )
+            raise CaseFailure("timeout", f"no answer within {timeout:g} s: {why}") from None
         except _LineTooLong:
             self._discard()
             raise CaseFailure(
@@ -316,7 +394,11 @@ class JsonLinesTransport:
             line = None
         if line is None:
             what = process.exit_description()
+            # Every byte sent still in the pipe: the process was gone before the case reached it.
+            never_read = _unread(process.stdin_fd) == sent.count
             self._discard()
+            if never_read and process.popen.returncode is not None:
+                raise _NotReceived(what)
             raise CaseFailure("crash", f"the implementation {what} before answering")
         try:
             return decode_message(line)

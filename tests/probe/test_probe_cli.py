@@ -190,3 +190,12 @@ def test_an_interrupted_probe_exits_130_and_leaves_no_harness_running(tmp_path: 
             break
         time.sleep(0.1)
     assert not harness.exists(), "the harness still runs"
+
+
+def test_a_provider_that_does_not_serve_the_harnesss_shape_is_refused_before_it_runs(
+    tmp_path: Path,
+) -> None:
+    profile = fake_profile(tmp_path, "gemini")
+    done = ctxconf("probe", "--harness", profile, "--provider", "openai", expect=2)
+    assert "provider 'openai' serves openai-chat, openai-responses, not the gemini" in done.stderr
+    assert not (tmp_path / "logs").exists()

@@ -29,7 +29,8 @@ def test_every_rule_has_a_mutant() -> None:
     for area in ("ctx", "pfx"):
         declared = any(anchor.startswith(area + ".") for anchor in anchors)
         assert declared, f"the spec declares no {area}.* rules"
-    # A decision's other reading is its mutant (tests/test_decisions.py runs it on every case).
+    # A decision's other reading is its mutant (tests/reference/test_decisions.py runs it on every
+    # case).
     assert anchors == {mutant.rule for mutant in MUTANTS} | set(DECISION_VARIANTS)
 
 

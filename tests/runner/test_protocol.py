@@ -158,13 +158,27 @@ def test_error_and_skipped_answers(response: dict[str, Any], kind: str, message:
         ({**hello(), "implementation": {"name": "x", "version": "1"}},
          '"implementation.language" must be a non-empty string'),
         ({**hello(), "areas": "context"}, '"areas" must be an array'),
+        # A boolean is no version, though Python counts True as 1; nor is text or a fraction.
+        ({**hello(), "protocol": True}, '"protocol" is true, not a version: a version is an'),
+        ({**hello(), "protocol": "1"}, '"protocol" is "1", not a version'),
+        ({**hello(), "protocol": 1.5}, '"protocol" is 1.5, not a version'),
+        ({**hello(), "protocol": None}, '"protocol" is null, not a version'),
     ],
-    ids=["not-object", "protocol", "implementation", "language", "areas"],
+    ids=[
+        "not-object", "protocol", "implementation", "language", "areas", "protocol-true",
+        "protocol-text", "protocol-fraction", "protocol-missing",
+    ],
 )
 def test_bad_hello_responses(response: object, message: str) -> None:
     with pytest.raises(ProtocolError, match=re.escape(message)):
         parse_hello(response)
     assert _errors("hello-response.json", response)
+
+
+def test_a_protocol_written_1_0_is_version_1_as_json_schema_counts_it() -> None:
+    response = {**hello(), "protocol": 1.0}
+    assert parse_hello(response).areas == tuple(hello()["areas"])
+    assert not _errors("hello-response.json", response)
 
 
 # -- the walkthrough's examples --------------------------------------------------------------

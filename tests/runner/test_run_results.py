@@ -89,6 +89,20 @@ def test_invalid_files_are_refused_with_the_place(
     assert str(path) in raised.value.message
 
 
+def test_a_file_that_holds_a_case_more_than_once_is_refused(
+    tmp_path: Path, mixed: Results
+) -> None:
+    path = _broken(tmp_path, mixed, lambda d: d.update(cases=d["cases"] * 3))
+    with pytest.raises(ResultsFileError) as raised:
+        load(path)
+    first = mixed.cases[0]
+    assert (
+        f"cases/0: the case {first.area}/{first.name} is given 3 times (cases 0, 4, 8); "
+        "a run writes each case once"
+    ) in raised.value.message
+    assert raised.value.message.count("is given 3 times") == len(mixed.cases)
+
+
 def test_a_truncated_file_is_refused(tmp_path: Path, mixed: Results) -> None:
     path = tmp_path / "r.json"
     dump(mixed, path)

@@ -10,6 +10,11 @@ Faults: date-in-system (the date in a prompt made once, and no note at midnight)
 rebuilt-prompt (a prompt remade every request), rewritten-previous (a reminder on the last user
 message, dropped from it in the next request), changing-tools (a tool more on every request),
 uncapped (a long output passed whole), ignore-usage (no cached tokens in the output).
+Faults of caching, where the shape has the field: no-cache-marks (Anthropic: no
+`cache_control` at all), fifth-mark (Anthropic: a mark on the system prompt, every tool and the
+last block of each of the last two messages, five from the second request on), moving-cache-key
+(OpenAI: a `prompt_cache_key` made anew by each process), changing-effort (the reasoning effort,
+or Gemini's thinking budget, alternating between requests).
 
 With `--persist` each message is also appended to `$HOME/.fake/transcript.jsonl` as it comes,
 and a resumed session reloads from it, cut back to the last turn boundary (a crash mid-call
@@ -45,6 +50,10 @@ FAULTS = (
     "orphan-call",
     "aborted-result",
     "stripped-results",
+    "no-cache-marks",
+    "fifth-mark",
+    "moving-cache-key",
+    "changing-effort",
     # Not a fault: after each turn a side conversation of its own, a memory subagent under its own
     # prompt and one tool, sent the conversation so far (as qwen-code does).
     "memory-subagent",
@@ -53,6 +62,10 @@ MEMORY_PROMPT = "You extract durable facts from the conversation into memory fil
 MEMORY_TASK = "Update the memory files from the conversation above."
 ABORTED = "Tool call aborted: the session ended before it finished."
 HEAD_LINES, TAIL_LINES = 200, 100
+# A fixed guide in the system prompt, so that the prompt passes the providers' cache minimums
+# (1,024 tokens and more) as real harnesses' prompts do.
+GUIDE = [f"Guideline {n}: keep to the task, say what you did, keep it short." for n in range(90)]
+EFFORTS = ("low", "high")
 STARTED = time.monotonic()
 
 
@@ -74,6 +87,8 @@ class Shape:
     body: Callable[[str, list[dict[str, Any]], list[dict[str, Any]]], dict[str, Any]]
     parse: Callable[[Iterator[dict[str, Any]]], Answer]
     stub_rereads: bool = False
+    # The shape's own fields of caching and parameters, added to a body the session built.
+    finish: Callable[[dict[str, Any], Session], dict[str, Any]] | None = None
 
 
 def now() -> datetime:
@@ -191,7 +206,7 @@ class Session:
     def make_system(self, request: int) -> str:
         lines = ["You are a fake harness for the probe's tests.", "Use the tools to do the task."]
         # Where it runs is part of the prompt, as with real harnesses (memory paths, cwd).
-        lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}"]
+        lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}", *GUIDE]
         if "date-in-system" in self.faults:
             lines.append(f"Current date: {now().date().isoformat()}")
         if "rebuilt-prompt" in self.faults:
@@ -277,7 +292,15 @@ class Session:
             last = max(i for i, m in enumerate(messages) if m["role"] == "user")
             messages[last]["text"] += "\n(Reminder: answer briefly.)"
         body = self.shape.body(self.system, self.tools(), messages)
+        if self.shape.finish is not None:
+            body = self.shape.finish(body, self)
         return self.post(base_url, body)
+
+    def effort(self) -> str:
+        return EFFORTS[self.requests % 2] if "changing-effort" in self.faults else "medium"
+
+    def cache_key(self) -> str:
+        return f"fake-run-{os.getpid()}" if "moving-cache-key" in self.faults else "fake-session"
 
     def tools(self) -> list[dict[str, Any]]:
         """The tools this request offers."""

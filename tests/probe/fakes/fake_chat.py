@@ -7,7 +7,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, arguments, main
+from common import Answer, Session, Shape, arguments, main
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    body["prompt_cache_key"] = session.cache_key()
+    body["reasoning_effort"] = session.effort()
+    return body
 
 
 def body(
@@ -77,6 +83,7 @@ SHAPE = Shape(
     body=body,
     parse=parse,
     stub_rereads=True,
+    finish=finish,
 )
 
 if __name__ == "__main__":

@@ -7,7 +7,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, arguments, main
+from common import Answer, Session, Shape, arguments, main
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    body["prompt_cache_key"] = session.cache_key()
+    body["reasoning"] = {"effort": session.effort()}
+    return body
 
 
 def body(
@@ -85,6 +91,7 @@ SHAPE = Shape(
     headers={"Authorization": "Bearer fake-secret-responses"},
     body=body,
     parse=parse,
+    finish=finish,
 )
 
 if __name__ == "__main__":
