@@ -244,7 +244,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.model.record(
                 {
                     **entry,
-                    "kind": "refused",
+                    # The provider's own answer, not the mock failing to read the request.
+                    "kind": "api-error",
                     "body": body,
                     "refused": error.message if error is not None else "",
                     "cache": played.record(),

@@ -121,7 +121,14 @@ CHECKS: tuple[CheckDef, ...] = (
         usage_shown,
         applies=_usage,
     ),
-    CheckDef("cache-markers", "pfx.system.once", "exact", "caching declared", cache_markers),
+    CheckDef(
+        "cache-markers",
+        "pfx.system.once",
+        "exact",
+        "caching declared",
+        cache_markers,
+        fails_when_short=True,
+    ),
     CheckDef("params-stable", "pfx.system.switch", "exact", "cache parameters kept", params_stable),
     CheckDef(
         "no-half-turn",
@@ -201,7 +208,7 @@ def judge_run(run: ProbeRun) -> Judgement:
         missing = [f for f in falls if f.need in check.needs]
         if why is not None:
             result = _result(check, "not-testable", why)
-        elif missing:
+        elif missing and not check.fails_when_short:
             result = _short(check, missing)
         elif not any(sessions):
             result = _result(check, "error", "no request with tools reached the mock")
@@ -211,6 +218,8 @@ def judge_run(run: ProbeRun) -> Judgement:
             except (IndexError, KeyError, ValueError, TypeError) as e:
                 # A request shaped unlike anything seen is this check's error, not the run's end.
                 result = _result(check, "error", f"cannot judge: {type(e).__name__}: {e}")
+            if missing and result.verdict != "fail":
+                result = _short(check, missing)
         if check.tells_aside and result.verdict == "pass":
             result = replace(result, summary=result.summary + aside_note(aside))
         results.append(result)

@@ -28,7 +28,7 @@ def _loop(session: SessionRun, sent: list[Sent]) -> list[tuple[dict[str, Any], C
     return [
         (entry, request)
         for entry, request in played_requests(session)
-        if entry["n"] in numbers or entry.get("kind") == "refused"
+        if entry["n"] in numbers or entry.get("kind") == "api-error"
     ]
 
 
@@ -47,7 +47,7 @@ def _anthropic(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Ch
     for session, sent in zip(run.sessions, sessions, strict=False):
         loop = _loop(session, sent)
         for entry, _ in loop:
-            if entry.get("kind") == "refused":
+            if entry.get("kind") == "api-error":
                 why = entry.get("refused") or "refused by the API"
                 return _result(check, "fail", f"request {entry['n']} was refused: {why}")
         requests = [r for _, r in loop]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxconf.terminal.controls import visible_controls
+
 from ..clock import clock_misses
 from ..harness import ProbeRun, ProcessRun, SessionRun
 from .model import Need, Sent, _count
@@ -31,7 +33,7 @@ class Shortfall:
 def ended(process: ProcessRun) -> str:
     """How a process ended, with the last line of its standard error."""
     if process.exit_code is None and not process.timed_out and not process.killed:
-        return process.stderr.strip()[:QUOTE_CHARS] or "it did not start"
+        return visible_controls(process.stderr.strip()[:QUOTE_CHARS]) or "it did not start"
     if process.timed_out:
         what = "timed out"
     elif process.killed:
@@ -39,7 +41,7 @@ def ended(process: ProcessRun) -> str:
     else:
         what = f"exited {process.exit_code}"
     lines = process.stderr.strip().splitlines()
-    tail = f", stderr: {lines[-1][:QUOTE_CHARS]!r}" if lines else ""
+    tail = f", stderr: {visible_controls(lines[-1][:QUOTE_CHARS])}" if lines else ""
     return f"the process {what} after {process.seconds:g} s{tail}"
 
 

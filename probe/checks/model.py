@@ -53,6 +53,9 @@ class CheckDef:
     # Why the scenario or the profile alone leaves nothing to judge (then `not-testable`, whatever
     # the run did), or None.
     applies: Callable[[ProbeRun], str | None] | None = None
+    # A fail on what was sent stands though the run fell short of its scenario: what it saw (a
+    # request the provider refused) no later request can undo. Otherwise a short run is `error`.
+    fails_when_short: bool = False
 
 
 def _process_of(n: int, processes: list[ProcessRun]) -> int | None:

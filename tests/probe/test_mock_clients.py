@@ -174,7 +174,7 @@ def test_a_fifth_anthropic_breakpoint_is_the_apis_400(mock: MockServer) -> None:
             "message": "A maximum of 4 blocks with cache_control may be provided. Found 5.",
         },
     }
-    assert [e["kind"] for e in read_log(mock.model.log)] == ["refused"]
+    assert [e["kind"] for e in read_log(mock.model.log)] == ["api-error"]
 
 
 @pytest.mark.slow

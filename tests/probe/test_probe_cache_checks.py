@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ctxconf.probe import results
-from ctxconf.probe.checks import CheckResult, judge
+from ctxconf.probe.checks import CheckResult, judge, judge_run
 from ctxconf.probe.harness import ProbeRun, run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
@@ -29,7 +29,7 @@ def _checks(run: ProbeRun) -> dict[str, CheckResult]:
 
 
 def _rows(run: ProbeRun) -> list[dict[str, Any]]:
-    data = results.to_data(run, judge(run), [])
+    data = results.to_data(run, judge_run(run), [])
     return [r for s in data["cache"]["sessions"] for r in s["requests"]]
 
 

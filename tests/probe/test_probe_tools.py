@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from ctxconf.probe.server import MockModel, Script
-from ctxconf.probe.wire import parse_request
 
 from .helpers import checks_of, run_fake
 
@@ -41,20 +40,24 @@ def test_a_changed_definition_fails_and_is_named_where_the_clean_twin_passes(
 def _body(description: str, last: str) -> dict[str, object]:
     tool = {"name": "bash", "description": description, "parameters": {"type": "object"}}
     messages = [
-        {"role": "system", "content": "You help. " * 100},
+        {"role": "system", "content": "You help. " * 800},  # past OpenAI's 1,024-token minimum
         {"role": "user", "content": last},
     ]
-    return {"tools": [{"type": "function", "function": tool}], "messages": messages}
+    tools = [{"type": "function", "function": tool}]
+    return {"model": "gpt-5", "tools": tools, "messages": messages}
 
 
 def test_the_simulated_cache_breaks_at_a_changed_description(tmp_path: Path) -> None:
     model = MockModel(Script([], "/work"), tmp_path / "log.jsonl")
-    first = model.tokens(parse_request("openai-chat", _body("Run a command.", "go")))
-    same = model.tokens(parse_request("openai-chat", _body("Run a command.", "go on")))
-    changed = model.tokens(parse_request("openai-chat", _body("Run any command.", "go on")))
-    assert first.cached == 0
-    # Unchanged tools: all but the last message is cached; a changed description: nothing after
-    # the system prompt (the tools come after it in the mock's order of the request).
-    assert same.cached > changed.cached
-    system_only = len('"' + "You help. " * 100 + '"') // 4
-    assert changed.cached <= system_only + 10
+
+    def read(description: str, last: str) -> int:
+        body = _body(description, last)
+        played = model.cache.play("openai-chat", body, [], "/v1/chat/completions")
+        assert played.outcome.figures is not None
+        return played.outcome.figures.cache_read
+
+    assert read("Run a command.", "go") == 0  # nothing held yet
+    # The same tools and system prompt: read from the cache. OpenAI hashes the tools first, so a
+    # changed description leaves nothing before it to read.
+    assert read("Run a command.", "go on") >= 1024
+    assert read("Run any command.", "go on") == 0

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 
 from ctxconf.probe import results
 from ctxconf.probe.cache import load_prices
-from ctxconf.probe.checks import judge
+from ctxconf.probe.checks import judge_run
 from ctxconf.probe.harness import ProbeRun, run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
@@ -48,7 +48,7 @@ def _run(folder: Path, shape: str, faults: tuple[str, ...] = ()) -> ProbeRun:
 
 
 def _data(run: ProbeRun, prices: Path | None = None) -> dict[str, Any]:
-    return results.to_data(run, judge(run), [], load_prices(prices))
+    return results.to_data(run, judge_run(run), [], load_prices(prices))
 
 
 @pytest.fixture(scope="module")
