@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TextIO
 
 from ctxconf.terminal.controls import visible_controls
-from ctxconf.terminal.textdiff import visible
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
@@ -60,7 +59,8 @@ def probe(
     if html is not None:
         _write(html, run_page(data))
     if run.not_installed is not None:
-        out.write(f"{profile.name}: not installed: {visible(run.not_installed)}\n")
+        reason = visible_controls(run.not_installed, also="\n")
+        out.write(f"{profile.name}: not installed: {reason}\n")
         return results.exit_code(checks)
     version = visible_controls(run.version or "version unknown", also="\n")
     out.write(
@@ -87,9 +87,11 @@ def _left_running(run: ProbeRun) -> list[str]:
         for process in session.processes:
             turns = ", ".join(str(t + 1) for t in process.turns)
             for name in process.left_running:
-                lines.append(f"  left running after turn {turns}, ended: {visible(name)}")
+                shown = visible_controls(name, also="\n")
+                lines.append(f"  left running after turn {turns}, ended: {shown}")
             for name in process.not_ended:
-                lines.append(f"  still running after turn {turns}, not ended: {visible(name)}")
+                shown = visible_controls(name, also="\n")
+                lines.append(f"  still running after turn {turns}, not ended: {shown}")
     return lines
 
 
