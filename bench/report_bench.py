@@ -313,7 +313,10 @@ def section(command: str, rows: Sequence[Measured], loaded: Loaded | None) -> st
         "of each text), no input texts or earlier steps' texts, its rules' texts copied from the "
         "page's spec section. A text longer than 2,000 lines or 200,000 characters shows its "
         "first and last 1,000 lines with its size and sha256, and unchanged runs fold to a note; "
-        "past 20 MB of diff markup in the page, a diff gives only the texts' sizes and sha256.",
+        "past 20 MB of diff markup in the page, a diff gives only the texts' sizes and sha256. "
+        "Past the first 1,000 cases of a group the cases themselves wait in data blocks of 1,000 "
+        "(shelves), put on the page by a button or by a link to one of them; the last case "
+        "unfolded above is the last card on the page as it opens.",
         END_MARKER,
     ]
     return "\n".join(lines) + "\n"

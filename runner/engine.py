@@ -29,6 +29,7 @@ from ctxconf import __version__
 from ctxconf.exitcodes import EXIT_INTERRUPTED
 from ctxconf.specdata.reader import read_loop
 from ctxconf.userfiles.atomic import OutputError
+from ctxconf.userfiles.document import printable
 
 from .case_pool import OnCase, Ordered, close_all, run_all, start_all
 from .case_run import greet, run_case
@@ -165,8 +166,9 @@ def run_suite(
         header = Header(
             ctxconf_version=__version__,
             spec_version=_spec_version(loop, files[0].version if files else ""),
-            spec_dir=str(spec_dir),
-            impl=options.impl,
+            # Paths and a command line may hold bytes that are not UTF-8: written escaped.
+            spec_dir=printable(str(spec_dir)),
+            impl=printable(options.impl),
             implementation=ImplementationInfo(
                 hello.implementation.name,
                 hello.implementation.version,
@@ -180,7 +182,7 @@ def run_suite(
                 start_timeout=options.start_timeout,
                 k=options.k,
                 accept_equivalent_diffs=options.accept_equivalent_diffs,
-                expected_failures=str(options.expected_failures)
+                expected_failures=printable(str(options.expected_failures))
                 if options.expected_failures
                 else None,
             ),

@@ -2,7 +2,10 @@
 self-contained page (inline CSS and JS, nothing fetched), under a CSP that allows only them.
 
 A compact case's details travel as a `<script type="application/json">` data block
-(`data_block`), which the page's script turns into HTML when the case is unfolded.
+(`data_block`), which the page's script turns into HTML when the case is unfolded. Past the first
+SHELF_CASES cases of a group, the cases themselves wait in data blocks of SHELF_CASES each (a
+shelf), put on the page a shelf at a time: a page of 100,000 failing cases opens with a page's
+worth of cards, not 100,000.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from markupsafe import Markup
 from .report_model import ReportView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+SHELF_CASES = 1_000  # cards of a group in the page as it opens, and in each shelf after them
 
 
 def _environment() -> Environment:
@@ -55,6 +59,7 @@ def render_html(view: ReportView) -> str:
             script=Markup(script),
             style_hash=_csp_hash(css),
             script_hash=_csp_hash(script),
+            shelf_size=SHELF_CASES,
         )
     )
 

@@ -15,6 +15,7 @@ from ctxconf.errors import CtxconfError
 from ctxconf.runner.report import format_comparison, render_report
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import check_outputs
+from ctxconf.userfiles.document import display
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,5 +53,5 @@ def run(args: argparse.Namespace) -> int:
         # Case names come from the results files, which anyone may have written.
         print(visible_controls(format_comparison(outcome.comparison)))
     if outcome.html_path is not None:
-        print(f"wrote {outcome.html_path}")
+        print(f"wrote {display(outcome.html_path)}")
     return outcome.exit_code

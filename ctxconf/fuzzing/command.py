@@ -35,6 +35,7 @@ from ctxconf.reference import AREAS, REGISTRY, read_loop
 from ctxconf.runner.errors import UsageError
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import OutputError, check_folder, check_output
+from ctxconf.userfiles.document import display
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def execute(request: FuzzRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     case = document["cases"][0]
     stdout.write(
-        f"\nwrote {path}: case {case['name']}, rules guessed: {', '.join(case['rules'])}\n"
+        f"\nwrote {display(path)}: case {case['name']}, rules guessed: {', '.join(case['rules'])}\n"
         f"review its rules and name, then add it to the suite (docs/fuzzing.md); "
         f"rerun with --seed {seed}\n"
     )

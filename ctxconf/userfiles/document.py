@@ -18,6 +18,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 from ctxconf.errors import CtxconfError
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles import limits
-from ctxconf.userfiles.jsonpos import Position, positions, scan
+from ctxconf.userfiles.jsonpos import Locator, Position, scan
 
 # A string (one cut short runs to the end, so a scan never looks at a quote twice), or a bracket.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
@@ -69,10 +70,11 @@ class SpecJson:
     scanned: dict[str, Position] | None = None  # the positions, when a scan already found them
 
     @functools.cached_property
-    def where(self) -> dict[str, Position]:
-        """JSON pointer -> where its value starts; scanned when first asked for (a valid file
-        read for its data never needs it)."""
-        return self.scanned if self.scanned is not None else positions(self.text)
+    def where(self) -> Mapping[str, Position]:
+        """JSON pointer -> where its value starts; found when asked for, each pointer by the
+        path down to it (a valid file read for its data never needs it, and placing a problem
+        in a large file costs one pass over it)."""
+        return self.scanned if self.scanned is not None else Locator(self.text)
 
 
 def display(path: Path) -> str:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]  # not in typeshed
 
 from ctxconf.userfiles import limits
 
@@ -193,3 +194,108 @@ def positions(text: str) -> dict[str, Position]:
     object, the last counts, as in `json.loads`.
     """
     return _scan(text).found
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+class Locator(Mapping[str, Position]):
+    """Where the values of a document start, found only for the pointers asked for: the path
+    down to each is walked, every value beside it skipped whole by the C decoder, so placing a
+    few problems in a large file costs one pass over it, not a record of each of its values.
+
+    For a text that already parsed as JSON within the limits (the reader's quick yes); the full
+    scan (`positions`) is for a text that did not. Iterating it scans every value."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._skipper = json.JSONDecoder()
+        self._starts: dict[str, int | None] = {}
+        self._items: dict[str, list[int]] = {}  # array pointer -> starts of its items so far
+        self._marks: list[int] = [0]  # offsets whose line is known, ascending
+        self._lines: list[int] = [1]
+
+    def _skip(self, offset: int) -> int:
+        text = self._text
+        while offset < len(text) and text[offset] in _WHITESPACE:
+            offset += 1
+        return offset
+
+    def _end(self, start: int) -> int:
+        return int(self._skipper.raw_decode(self._text, start)[1])
+
+    def _start(self, at: str) -> int | None:
+        if at in self._starts:
+            return self._starts[at]
+        if at == "":
+            found: int | None = self._skip(0)
+        else:
+            parent, token = at.rsplit("/", 1)
+            start = self._start(parent)
+            found = None if start is None else self._child(parent, start, _unescape(token))
+        self._starts[at] = found
+        return found
+
+    def _child(self, parent: str, start: int, key: str) -> int | None:
+        opening = self._text[start : start + 1]
+        if opening == "{":
+            return self._member(parent, start, key)
+        if opening == "[" and key.isdigit() and (key == "0" or not key.startswith("0")):
+            return self._item(parent, start, int(key))
+        return None
+
+    def _member(self, parent: str, start: int, key: str) -> int | None:
+        text = self._text
+        offset = self._skip(start + 1)
+        while text[offset : offset + 1] == '"':
+            name, offset = scanstring(text, offset + 1)
+            value = self._skip(self._skip(offset) + 1)  # after the ':'
+            self._starts.setdefault(f"{parent}/{escape(name)}", value)
+            if name == key:
+                return value
+            offset = self._skip(self._end(value))
+            if text[offset : offset + 1] != ",":
+                return None
+            offset = self._skip(offset + 1)
+        return None
+
+    def _item(self, parent: str, start: int, index: int) -> int | None:
+        text = self._text
+        items = self._items.setdefault(parent, [])
+        if not items:
+            first = self._skip(start + 1)
+            if text[first : first + 1] in ("]", ""):
+                return None
+            items.append(first)
+        while len(items) <= index:
+            offset = self._skip(self._end(items[-1]))
+            if text[offset : offset + 1] != ",":
+                return None
+            items.append(self._skip(offset + 1))
+        return items[index]
+
+    def _position(self, offset: int) -> Position:
+        at = bisect.bisect_right(self._marks, offset) - 1
+        mark, line = self._marks[at], self._lines[at]
+        line += self._text.count("\n", mark, offset)
+        if self._marks[at] != offset:
+            self._marks.insert(at + 1, offset)
+            self._lines.insert(at + 1, line)
+        line_start = self._text.rfind("\n", 0, offset) + 1
+        return Position(line, offset - line_start + 1, offset)
+
+    def __getitem__(self, at: str) -> Position:
+        start = self._start(at)
+        if start is None:
+            raise KeyError(at)
+        return self._position(start)
+
+    def __contains__(self, at: object) -> bool:
+        return isinstance(at, str) and self._start(at) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(positions(self._text))
+
+    def __len__(self) -> int:
+        return len(positions(self._text))

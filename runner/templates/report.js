@@ -30,15 +30,59 @@
     foldRules(body);
   }
 
+  function unshelve(shelves) {
+    // The next shelf's cases become cards of the page, after those already there.
+    var shelf = shelves.querySelector("script.shelf");
+    if (!shelf) { return; }
+    var cards = document.createElement("template");
+    cards.innerHTML = JSON.parse(shelf.textContent);
+    var count = cards.content.querySelectorAll("details.case").length;
+    shelves.parentNode.insertBefore(cards.content, shelves);
+    shelf.remove();
+    shelves.dataset.left = String(Number(shelves.dataset.left) - count);
+    labelShelves(shelves);
+  }
+
+  function labelShelves(shelves) {
+    var left = Number(shelves.dataset.left);
+    var next = shelves.querySelector("script.shelf");
+    var button = shelves.querySelector("button.show-more");
+    if (!next || left <= 0) { shelves.remove(); return; }
+    button.textContent = "Show the next cases (" + left.toLocaleString("en") + " more)";
+    button.hidden = false;
+  }
+
+  function reach(id) {
+    // A case still on a shelf: put the shelves up to its own on the page, in their order.
+    var needle = 'id=\\"' + id + '\\"';
+    var shelves = document.querySelectorAll(".shelves");
+    for (var i = 0; i < shelves.length; i++) {
+      var all = shelves[i].querySelectorAll("script.shelf");
+      for (var j = 0; j < all.length; j++) {
+        if (all[j].textContent.indexOf(needle) !== -1) {
+          for (var k = 0; k <= j; k++) { unshelve(shelves[i]); }
+          return document.getElementById(id);
+        }
+      }
+    }
+    return null;
+  }
+
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
-    var target = id && document.getElementById(id);
+    var target = id && (document.getElementById(id) || reach(id));
     if (target && target.tagName === "DETAILS" && !target.open) {
       target.open = true;
       target.scrollIntoView();
     }
   }
 
+  document.querySelectorAll(".shelves").forEach(function (shelves) {
+    labelShelves(shelves);
+    shelves.querySelector("button.show-more").addEventListener("click", function () {
+      unshelve(shelves);
+    });
+  });
   document.addEventListener("toggle", function (event) {
     if (event.target.open) { fill(event.target); }
   }, true);

@@ -14,6 +14,7 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -238,3 +239,16 @@ def test_report_in_a_read_only_folder_is_one_message(tmp_path: Path, results: Pa
     assert "ctxconf report: r.html: cannot be written: no permission to make files in" in (
         done.stderr
     )
+
+
+@pytest.mark.slow  # a run through a child process, and a report
+def test_paths_and_a_command_that_are_not_utf8_are_written_escaped(tmp_path: Path) -> None:
+    latin1 = os.fsdecode(b"r\xe9")  # bytes a file name may hold that are not UTF-8
+    impl = f"cmd:env X={latin1} {sys.executable} -m ctxconf serve --stdio"
+    done = ctxconf("run", "--impl", impl, *FEW, "--json", f"{latin1}.json", "--html",
+                   f"{latin1}.html", cwd=tmp_path)  # fmt: skip
+    assert "wrote r\\xe9.json, r\\xe9.html" in done.stderr
+    results = load(tmp_path / f"{latin1}.json")
+    assert results.header.impl.startswith("cmd:env X=r\\xe9 ")
+    reported = ctxconf("report", f"{latin1}.json", cwd=tmp_path)
+    assert reported.stdout == "wrote r\\xe9.html\n"

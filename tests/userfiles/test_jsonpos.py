@@ -6,10 +6,11 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from ctxconf.userfiles.jsonpos import Position, pointer, positions
+from ctxconf.specdata.paths import bundled_spec_dir
+from ctxconf.userfiles.jsonpos import Locator, Position, pointer, positions
 
 # Keys chosen to need RFC 6901 escaping, JSON escaping, or both.
 TRICKY = (
@@ -125,3 +126,37 @@ def test_every_pointer_points_at_its_value(
         place = found[pointer(path)]
         assert decoder.raw_decode(text, place.offset)[0] == member
         assert (place.line, place.column) == where(text, place.offset)
+
+
+# -- the locator: a few pointers of a large document, found without scanning every value -----
+
+
+@pytest.mark.parametrize("text", [TRICKY, "[]", "{}", ' \n [ 1 , {"a" : [ ] } ] '])
+def test_the_locator_places_what_the_full_scan_places(text: str) -> None:
+    full, located = positions(text), Locator(text)
+    assert {at: located[at] for at in reversed(list(full))} == full
+    for missing in ("/nope", "/a~1b/9", "/a~1b/01", "/a~1b/-1", "/café/x", "//x"):
+        assert missing not in located and missing not in full
+    with pytest.raises(KeyError):
+        located["/nope"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["loop.json", "conformance/history.json"])
+def test_the_locator_agrees_on_a_spec_file_in_any_order(name: str) -> None:
+    text = (bundled_spec_dir() / name).read_text(encoding="utf-8")
+    full, located = positions(text), Locator(text)
+    pointers = sorted(full, key=lambda at: hash(at) % 1009)  # neither text nor reverse order
+    assert [located[at] for at in pointers] == [full[at] for at in pointers]
+
+
+@pytest.mark.slow
+@seed(24)
+@settings(max_examples=200, deadline=None)
+@given(value=json_values, indent=st.sampled_from([None, 0, 2, "\t"]), ascii=st.booleans())
+def test_the_locator_places_every_pointer_as_the_scan_does(
+    value: Any, indent: int | str | None, ascii: bool
+) -> None:
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii)
+    full, located = positions(text), Locator(text)
+    assert {at: located[at] for at in full} == full
