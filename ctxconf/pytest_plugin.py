@@ -59,7 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ctxconf-impl",
         metavar="SPEC",
         default=None,
-        help="run the conformance cases against SPEC: reference, python:MODULE, "
+        help="run the conformance cases against SPEC, as `ctxconf run --impl` takes it: "
+        "reference, python:MODULE (in process), pyproc:MODULE (the same in a child process), "
         "cmd:COMMAND or an http:// URL",
     )
     group.addoption(
@@ -67,7 +68,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         default=None,
         type=Path,
-        help="a folder laid out like spec/ (default: the spec bundled with ctxconf)",
+        help="a folder laid out like spec/ (default: the spec bundled with ctxconf, wherever "
+        "pytest runs: unlike `ctxconf run`, it does not look for a checkout's spec/ above the "
+        "current folder)",
     )
     group.addoption(
         "--ctxconf-cases",

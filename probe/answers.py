@@ -25,11 +25,14 @@ class Reply:
 
 @dataclass(frozen=True)
 class Tokens:
-    """The simulated count of a request: its input, how much of it the cache held, the output."""
+    """The simulated count of a request: its input, how much of it was read from the cache,
+    the output, and how much was written to the cache (of it, for an hour)."""
 
     input_total: int
     cached: int
     output: int
+    written: int = 0
+    written_1h: int = 0
 
 
 @dataclass(frozen=True)
@@ -43,10 +46,17 @@ def _chunks(text: str) -> list[str]:
 
 
 def _arguments(reply: Reply) -> str:
-    return json.dumps(reply.arguments or {})
+    # Compact, as models emit them (and JSON.stringify writes them): a harness that parses a
+    # call's arguments and writes them back must not differ from the mock's bytes by a space.
+    return json.dumps(reply.arguments or {}, separators=(",", ":"), ensure_ascii=False)
 
 
 # --- OpenAI Chat Completions ---------------------------------------------------------------
+
+
+def _input_details(t: Tokens) -> dict[str, Any]:
+    # `cache_write_tokens` beside the read, as OpenAI's breakpoint mode (GPT-5.6) reports it.
+    return {"cached_tokens": t.cached, **({"cache_write_tokens": t.written} if t.written else {})}
 
 
 def _chat_usage(t: Tokens) -> dict[str, Any]:
@@ -54,7 +64,7 @@ def _chat_usage(t: Tokens) -> dict[str, Any]:
         "prompt_tokens": t.input_total,
         "completion_tokens": t.output,
         "total_tokens": t.input_total + t.output,
-        "prompt_tokens_details": {"cached_tokens": t.cached},
+        "prompt_tokens_details": _input_details(t),
         "completion_tokens_details": {"reasoning_tokens": 0},
     }
 
@@ -172,7 +182,7 @@ def _response(
         if t is None
         else {
             "input_tokens": t.input_total,
-            "input_tokens_details": {"cached_tokens": t.cached},
+            "input_tokens_details": _input_details(t),
             "output_tokens": t.output,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": t.input_total + t.output,
@@ -279,11 +289,15 @@ def responses_events(reply: Reply, t: Tokens, rid: str, created: int) -> list[Ev
 
 
 def _anthropic_usage(t: Tokens, output: int) -> dict[str, Any]:
-    # input_tokens is only the part the cache did not hold, as Anthropic counts it.
+    # input_tokens is only the part neither read nor written, as Anthropic counts it.
     return {
-        "input_tokens": t.input_total - t.cached,
+        "input_tokens": t.input_total - t.cached - t.written,
         "cache_read_input_tokens": t.cached,
-        "cache_creation_input_tokens": 0,
+        "cache_creation_input_tokens": t.written,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": t.written - t.written_1h,
+            "ephemeral_1h_input_tokens": t.written_1h,
+        },
         "output_tokens": output,
     }
 

@@ -11,9 +11,12 @@ from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
-from .checks import judge
+from .cache import load_prices
+from .cache_session import provider_for
+from .cache_view import console_lines
+from .checks import judge_run
 from .errors import ProbeDataError
-from .harness import run_probe
+from .harness import ProbeRun, run_probe
 from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
@@ -33,34 +36,63 @@ def probe(
     html: Path | None,
     json: Path | None,
     out: TextIO,
+    provider: str | None = None,
+    prices: Path | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
+    provider_for(profile.api, provider)  # refused before the harness starts
+    table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
     if html is None and json is None:
         stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
         html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
-    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep)
-    checks = judge(run)
+    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
+    judged = judge_run(run)
+    checks = judged.checks
     logs = sorted(logs_dir.glob("requests-*.jsonl"))
-    data = results.to_data(run, checks, logs)
+    data = results.to_data(run, judged, logs, table)
     if json is not None:
         results.write(json, data)
     if html is not None:
         _write(html, run_page(data))
+    if run.not_installed is not None:
+        reason = visible_controls(run.not_installed, also="\n")
+        out.write(f"{profile.name}: not installed: {reason}\n")
+        return results.exit_code(checks)
     version = visible_controls(run.version or "version unknown", also="\n")
     out.write(
         f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
     )
     for check in checks:
         out.write(f"  {check.verdict:<12} {check.id:<15} {visible_controls(check.summary)}\n")
+    for line in console_lines(data):
+        out.write(visible_controls(line) + "\n")
+    for line in _left_running(run):
+        out.write(line + "\n")
     if run.kept:
         out.write(f"the last session's folders are kept in {run.kept}\n")
     failed = sum(1 for c in checks if c.verdict in results.FAILING)
     out.write(f"{failed} check failed\n" if failed == 1 else f"{failed} checks failed\n")
     return results.exit_code(checks)
+
+
+def _left_running(run: ProbeRun) -> list[str]:
+    """A line per process a harness left running outside its process group, which the probe
+    found and ended, and per process it could not end."""
+    lines = []
+    for session in run.sessions:
+        for process in session.processes:
+            turns = ", ".join(str(t + 1) for t in process.turns)
+            for name in process.left_running:
+                shown = visible_controls(name, also="\n")
+                lines.append(f"  left running after turn {turns}, ended: {shown}")
+            for name in process.not_ended:
+                shown = visible_controls(name, also="\n")
+                lines.append(f"  still running after turn {turns}, not ended: {shown}")
+    return lines
 
 
 def list_bundled(out: TextIO) -> int:

@@ -15,11 +15,12 @@ import tempfile
 import threading
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
+from .clock import margin_before_midnight, next_midnight, widened_margin
+from .containment import Container, running
 from .isolation import (
     Room,
     environment,
@@ -30,48 +31,14 @@ from .isolation import (
     remove_faketime_leftovers,
 )
 from .profile import Profile
+from .records import KillRecord, ProbeRun, ProcessRun, SessionRun
 from .scenario import Scenario
 from .server import MockServer, Script, read_log
 
 VERSION_NUMBER = re.compile(r"\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.]+)?")
+VERSION_TIMEOUT_S = 60
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 TAIL_CHARS = 2000
-
-
-@dataclass
-class ProcessRun:
-    session: int
-    turns: list[int]
-    argv: list[str]
-    exit_code: int | None
-    seconds: float
-    timed_out: bool
-    stdout: str
-    stderr: str
-    first_request: int  # the log numbers of the requests it sent: first_request < n <= last
-    last_request: int
-    killed: bool = False  # killed by the probe while it ran a call, as a crash would end it
-
-
-@dataclass
-class SessionRun:
-    index: int
-    clock: datetime | None
-    entries: list[dict[str, Any]]
-    processes: list[ProcessRun]
-    usage_file: str | None = None  # the text of the file the profile's usage_output names
-
-
-@dataclass
-class ProbeRun:
-    profile: Profile
-    scenario: Scenario
-    version: str | None
-    started: datetime
-    finished: datetime
-    clock_problem: str | None  # why the clock could not be moved, when the scenario moves it
-    sessions: list[SessionRun] = field(default_factory=list)
-    kept: Path | None = None  # the run's folders, when kept
 
 
 def substitute(text: str, values: dict[str, str]) -> str:
@@ -96,13 +63,35 @@ def _clock_problem(profile: Profile, scenario: Scenario) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Started:
+    """A harness process as started: its container, its output files, when and at what clock."""
+
+    process: subprocess.Popen[bytes]
+    container: Container
+    out: Path
+    err: Path
+    first: int  # the mock's request count when it started
+    wall: float
+    monotonic: float
+    clock: datetime | None
+
+
 class _Session:
     """One session: its room, its mock, and the processes that play its turns."""
 
-    def __init__(self, run: ProbeRun, index: int, root: Path, out: Path, path_prefix: list[str]):
+    def __init__(
+        self,
+        run: ProbeRun,
+        index: int,
+        root: Path,
+        out: Path,
+        path_prefix: list[str],
+        clock: datetime | None,
+    ):
         self.run, self.index = run, index
         self.profile, self.scenario = run.profile, run.scenario
-        self.clock = self.scenario.sessions[index]
+        self.clock = clock  # the scenario's, or earlier after a slow start
         # Every session of a run sits at the same path, so that two sessions' prompts differ
         # only by what the harness makes differ, not by where its home is.
         shutil.rmtree(root / "session", ignore_errors=True)
@@ -111,7 +100,7 @@ class _Session:
         self.log.unlink(missing_ok=True)
         self.path_prefix = path_prefix
         self.processes: list[ProcessRun] = []
-        self.spawned: list[subprocess.Popen[bytes]] = []
+        self.spawned: list[tuple[subprocess.Popen[bytes], Container]] = []
         self.began = time.monotonic()
 
     def values(self, mock: MockServer) -> dict[str, str]:
@@ -134,6 +123,10 @@ class _Session:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(substitute(text, values), encoding="utf-8")
         init_git(self.room.work)
+
+    def moved(self, clock: datetime | None) -> datetime | None:
+        """The clock a process gets, if the probe can move it."""
+        return clock if self.run.clock_problem is None else None
 
     def env(self, values: dict[str, str], clock: datetime | None) -> dict[str, str]:
         extra = {k: substitute(v, values) for k, v in self.profile.env.items()}
@@ -170,55 +163,68 @@ class _Session:
 
     def spawn(
         self, argv: list[str], env: dict[str, str], stdin: Path | None, tag: str
-    ) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    ) -> tuple[subprocess.Popen[bytes], Container, Path, Path]:
         out, err = self.room.root / f"{tag}.stdout", self.room.root / f"{tag}.stderr"
-        executable = shutil.which(argv[0], path=env["PATH"]) or argv[0]
+        executable = shutil.which(argv[0], path=env["PATH"])
+        if executable is None:
+            raise FileNotFoundError(2, "not found on its PATH", argv[0])
+        container = Container()
         with ExitStack() as files:
             o, e = files.enter_context(out.open("wb")), files.enter_context(err.open("wb"))
             source = files.enter_context(stdin.open("rb")) if stdin else subprocess.PIPE
-            process = subprocess.Popen(
-                [executable, *argv[1:]],
-                cwd=self.room.work,
-                env=env,
-                stdin=source,
-                stdout=o if stdin else subprocess.PIPE,
-                stderr=e,
-                start_new_session=True,
-            )
-        self.spawned.append(process)
-        return process, out, err
+            command, command_env = container.command([executable, *argv[1:]], env)
+            try:
+                process = subprocess.Popen(
+                    command,
+                    cwd=self.room.work,
+                    env=command_env,
+                    stdin=source,
+                    stdout=o if stdin else subprocess.PIPE,
+                    stderr=e,
+                    start_new_session=True,
+                )
+            except OSError:
+                container.close()
+                raise
+        self.spawned.append((process, container))
+        return process, container, out, err
 
     def finish(
         self,
-        process: subprocess.Popen[bytes],
+        started: Started,
         argv: list[str],
         turns: list[int],
-        out: Path,
-        err: Path,
-        started: float,
-        first: int,
         mock: MockServer,
         timed_out: bool,
-        killed: bool = False,
+        kill: KillRecord | None = None,
     ) -> None:
-        kill_group(process)  # what it left running goes too
+        process, container = started.process, started.container
+        seconds = round(time.monotonic() - started.monotonic, 2)
+        # What it left running goes too, inside its group or not.
+        outside, alive = container.end(process.pid)
         try:
             process.wait(timeout=5)  # reaped, so its exit code is known
         except subprocess.TimeoutExpired:
             pass
+        container.close()
         self.processes.append(
             ProcessRun(
                 session=self.index,
                 turns=turns,
                 argv=argv,
                 exit_code=None if timed_out else process.returncode,
-                seconds=round(time.monotonic() - started, 2),
+                seconds=seconds,
                 timed_out=timed_out,
-                stdout=_bounded(out),
-                stderr=_bounded(err)[-TAIL_CHARS:],
-                first_request=first,
+                stdout=_bounded(started.out),
+                stderr=_bounded(started.err)[-TAIL_CHARS:],
+                first_request=started.first,
                 last_request=mock.model.count,
-                killed=killed,
+                killed=kill is not None,
+                started_at=started.wall,
+                clock=started.clock,
+                kill=kill,
+                left_running=(kill.left_group if kill else ()) + tuple(m.label() for m in outside),
+                not_ended=tuple(m.label() for m in alive),
             )
         )
 
@@ -228,6 +234,24 @@ class _Session:
             ProcessRun(self.index, turns, argv, None, 0.0, False, "", reason, first, first)
         )
 
+    def start(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        stdin: Path | None,
+        tag: str,
+        turns: list[int],
+        mock: MockServer,
+        clock: datetime | None,
+    ) -> Started | None:
+        first, wall, monotonic = mock.model.count, time.time(), time.monotonic()
+        try:
+            process, container, out, err = self.spawn(argv, env, stdin, tag)
+        except OSError as e:
+            self.not_started(argv, turns, first, e)
+            return None
+        return Started(process, container, out, err, first, wall, monotonic, self.moved(clock))
+
     def run_simple(
         self,
         argv: list[str],
@@ -235,59 +259,63 @@ class _Session:
         turns: list[int],
         mock: MockServer,
         stdin: Path,
+        clock: datetime | None,
         kill_after: float | None = None,
     ) -> None:
-        tag = f"turn-{turns[0] + 1}"
-        first, started = mock.model.count, time.monotonic()
-        try:
-            process, out, err = self.spawn(argv, env, stdin, tag)
-        except OSError as e:
-            self.not_started(argv, turns, first, e)
+        started = self.start(argv, env, stdin, f"turn-{turns[0] + 1}", turns, mock, clock)
+        if started is None:
             return
-        timed_out = killed = False
-        deadline = started + self.profile.timeout
+        process = started.process
+        timed_out = False
+        deadline = started.monotonic + self.profile.timeout
+        kill = None
         if kill_after is not None:
-            killed = self.kill_mid_call(process, mock, turns[0], kill_after, deadline)
-        if not killed:
+            kill = self.kill_mid_call(started, mock, turns[0], kill_after, deadline)
+        if kill is None:
             try:
                 process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 timed_out = True
-        self.finish(process, argv, turns, out, err, started, first, mock, timed_out, killed)
+        self.finish(started, argv, turns, mock, timed_out, kill)
 
     def kill_mid_call(
         self,
-        process: subprocess.Popen[bytes],
+        started: Started,
         mock: MockServer,
         turn: int,
         seconds: float,
         deadline: float,
-    ) -> bool:
-        """Kill the process group `seconds` after the mock sent the turn's first step, a call,
-        while the harness runs it; False if the process ended first or never got the call."""
+    ) -> KillRecord | None:
+        """Kill every process of the harness `seconds` after the mock sent the turn's first
+        step, a call, while the harness runs it; None if the process ended first or never got
+        the call. The record says whether the call's command was still running when it came."""
+        process = started.process
         step = self.scenario.first_step_of_turn(turn)
         while not mock.model.wait_answered(step, 0.2):
             if process.poll() is not None or time.monotonic() > deadline:
-                return False
+                return None
         try:
             process.wait(timeout=seconds)
-            return False  # it finished the call and the turn before the crash came
+            return None  # it finished the call and the turn before the crash came
         except subprocess.TimeoutExpired:
             pass
+        command = self.scenario.steps()[step].value
+        members = started.container.members()
         kill_group(process)
-        return True
+        outside, _ = started.container.end(process.pid)
+        ended = tuple(m.label() for m in members)
+        left = tuple(m.label() for m in outside)
+        return KillRecord(command, running(members, command), ended, left)
 
     def run_stream_json(
         self, argv: list[str], env: dict[str, str], mock: MockServer, values: dict[str, str]
     ) -> None:
         drive = self.profile.drive
-        first, started = mock.model.count, time.monotonic()
         turns = list(range(len(self.scenario.turns)))
-        try:
-            process, out, err = self.spawn(argv, env, None, "session")
-        except OSError as e:
-            self.not_started(argv, turns, first, e)
+        started = self.start(argv, env, None, "session", turns, mock, self.clock)
+        if started is None:
             return
+        process, out = started.process, started.out
         done = threading.Semaphore(0)
 
         def read() -> None:
@@ -308,7 +336,7 @@ class _Session:
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
-        deadline = started + self.profile.timeout
+        deadline = started.monotonic + self.profile.timeout
         timed_out = False
         assert process.stdin is not None
         for turn in self.scenario.turns:
@@ -336,15 +364,16 @@ class _Session:
         reader.join(timeout=5)
         if process.stdout is not None:
             process.stdout.close()
-        self.finish(process, argv, turns, out, err, started, first, mock, timed_out)
+        self.finish(started, argv, turns, mock, timed_out)
 
     def play(self) -> SessionRun:
         try:
             return self._play()
         except BaseException:
             # Interrupted: a harness runs in a session of its own, so no signal reached it.
-            for process in self.spawned:
-                kill_group(process)
+            for process, container in self.spawned:
+                container.end(process.pid)
+                container.close()
             raise
 
     def _play(self) -> SessionRun:
@@ -356,6 +385,7 @@ class _Session:
             profile.text_command,
             self.holds(),
             self.scenario.rebased_turns() if profile.drive.mode == "per-turn" else {},
+            provider=self.run.provider,
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
@@ -366,12 +396,14 @@ class _Session:
                 for number, turn in enumerate(turns):
                     command = drive.first if number == 0 else drive.resume
                     argv = [substitute(a, {**values, "message": turn.user}) for a in command]
+                    clock = self.clock_for_turn(number)
                     self.run_simple(
                         argv,
-                        self.env(values, self.clock_for_turn(number)),
+                        self.env(values, clock),
                         [number],
                         mock,
                         self.room.stdin,
+                        clock,
                         turn.kill_after_call_s,
                     )
             elif drive.mode == "one-process":
@@ -382,6 +414,7 @@ class _Session:
                     list(range(len(turns))),
                     mock,
                     self.room.stdin,
+                    self.clock,
                 )
             elif drive.mode == "stdin-script":
                 script_text = "".join(
@@ -396,7 +429,12 @@ class _Session:
                 )
                 argv = [substitute(a, values) for a in drive.first]
                 self.run_simple(
-                    argv, self.env(values, self.clock), list(range(len(turns))), mock, stdin
+                    argv,
+                    self.env(values, self.clock),
+                    list(range(len(turns))),
+                    mock,
+                    stdin,
+                    self.clock,
                 )
             else:
                 argv = [substitute(a, values) for a in drive.first]
@@ -422,7 +460,21 @@ class _Session:
         return argv
 
 
+def _version_of(done: subprocess.CompletedProcess[bytes], argv: list[str]) -> str:
+    command = " ".join([Path(argv[0]).name, *argv[1:]])[:120]
+    if done.returncode != 0:
+        return f"unknown ({command} exited {done.returncode})"
+    lines = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()
+    if not lines:
+        return f"unknown ({command} printed nothing)"
+    # "This is mini-swe-agent version 2.4.6." and "2.1.332 (Claude Code)" both mean a number.
+    number = VERSION_NUMBER.search(lines[0])
+    return number.group(0) if number else lines[0].strip()[:200]
+
+
 def harness_version(profile: Profile, path_prefix: list[str]) -> str | None:
+    """What the version command printed: its number, `unknown (… exited N)` when it failed,
+    None when the profile has none or its command is not installed."""
     if not profile.version_command:
         return None
     with tempfile.TemporaryDirectory(prefix="ctxconf-probe-version-") as root:
@@ -434,25 +486,40 @@ def harness_version(profile: Profile, path_prefix: list[str]) -> str | None:
         executable = shutil.which(argv[0], path=env["PATH"])
         if executable is None:
             return None
+        container = Container()
+        command, command_env = container.command([executable, *argv[1:]], env)
         try:
             with room.stdin.open("rb") as stdin:
-                done = subprocess.run(
-                    [executable, *argv[1:]],
-                    env=env,
+                process = subprocess.Popen(
+                    command,
+                    env=command_env,
                     cwd=room.work,
                     stdin=stdin,
-                    capture_output=True,
-                    timeout=60,
-                    check=False,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
                 )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-    lines = (done.stdout or done.stderr).decode("utf-8", "replace").strip().splitlines()
-    if not lines:
+                try:
+                    out, err = process.communicate(timeout=VERSION_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    return f"unknown ({' '.join(argv)[:120]} timed out)"
+                finally:
+                    container.end(process.pid)
+                    process.wait()
+        except OSError as error:
+            return f"unknown ({argv[0]}: {error.strerror or error})"
+        finally:
+            container.close()
+    done = subprocess.CompletedProcess(argv, process.returncode, out[:MAX_OUTPUT_BYTES], err)
+    return _version_of(done, argv)
+
+
+def _not_installed(run: ProbeRun) -> str | None:
+    """Why no process of the run could start, when none could: one reason for the whole run."""
+    processes = [p for s in run.sessions for p in s.processes]
+    if not processes or any(p.exit_code is not None or p.timed_out for p in processes):
         return None
-    # "This is mini-swe-agent version 2.4.6." and "2.1.332 (Claude Code)" both mean a number.
-    number = VERSION_NUMBER.search(lines[0])
-    return number.group(0) if number else lines[0].strip()[:200]
+    return processes[0].stderr if all(p.seconds == 0.0 for p in processes) else None
 
 
 def run_probe(
@@ -461,8 +528,11 @@ def run_probe(
     out: Path,
     path_prefix: list[str] | None = None,
     keep: bool = False,
+    provider: str | None = None,
 ) -> ProbeRun:
-    """Play every session of `scenario` with the harness of `profile`; logs go under `out`."""
+    """Play every session of `scenario` with the harness of `profile`; logs go under `out`. A
+    session whose first turn ran past midnight in the harness's clock is played again with its
+    clock started earlier (`clock.widened_margin`)."""
     prefix = list(path_prefix or [])
     out.mkdir(parents=True, exist_ok=True)
     run = ProbeRun(
@@ -472,18 +542,37 @@ def run_probe(
         datetime.now().astimezone(),
         datetime.now().astimezone(),
         _clock_problem(profile, scenario),
+        provider=provider,
     )
     root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
     try:
-        for index in range(len(scenario.sessions)):
-            run.sessions.append(_Session(run, index, root, out, prefix).play())
+        for index, start in enumerate(scenario.sessions):
+            margins = [margin_before_midnight(start)] if start else []
+            while True:
+                clock = start and next_midnight(start) - timedelta(seconds=margins[-1])
+                session = _Session(run, index, root, out, prefix, clock).play()
+                session.margins = list(margins)
+                wider = widened_margin(scenario, session)
+                if wider is None:
+                    break
+                margins.append(wider)
+            run.sessions.append(session)
     finally:
         if keep:
             run.kept = root
         else:
             shutil.rmtree(root, ignore_errors=True)
     run.finished = datetime.now().astimezone()
+    run.not_installed = _not_installed(run)
     return run
 
 
-__all__ = ["ProbeRun", "ProcessRun", "SessionRun", "harness_version", "run_probe", "substitute"]
+__all__ = [
+    "KillRecord",
+    "ProbeRun",
+    "ProcessRun",
+    "SessionRun",
+    "harness_version",
+    "run_probe",
+    "substitute",
+]

@@ -4,11 +4,12 @@ several results files as HTML and markdown. Rendered from results files only."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from .cache_view import bars, dollars, percent, scenario_figures
 from .checks import CHECKS
 
 # When one harness ran several scenarios, a check shows a failure from any of them, else the
@@ -33,7 +34,18 @@ def _environment() -> Environment:
 
 
 def run_page(data: dict[str, Any]) -> str:
-    return _environment().get_template("run.html.j2").render(run=data, symbol=SYMBOL)
+    sessions = (data.get("cache") or {}).get("sessions", [])
+    return (
+        _environment()
+        .get_template("run.html.j2")
+        .render(
+            run=data,
+            symbol=SYMBOL,
+            cache=[(s, bars(s)) for s in sessions],
+            percent=percent,
+            dollars=dollars,
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,8 @@ class Row:
     api: str
     date: str
     cells: dict[str, Cell]
+    # By scenario: (cache hit rate, tokens re-read), for results files that have them.
+    cache: dict[str, tuple[float | None, int]] = field(default_factory=dict)
 
 
 def _better(check_id: str, cell: Cell, held: Cell) -> bool:
@@ -79,10 +93,22 @@ def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
                 held = cells.get(check["id"])
                 if held is None or _better(check["id"], cell, held):
                     cells[check["id"]] = cell
+        cache = {}
+        for run in group:
+            figures = scenario_figures(run)
+            if figures is not None:
+                cache[run["scenario"]["name"]] = figures
         versions = sorted({r["harness"]["version"] or "unknown" for r in group})
         dates = sorted({r["started"][:10] for r in group})
         rows.append(
-            Row(name, ", ".join(versions), group[0]["harness"]["api"], ", ".join(dates), cells)
+            Row(
+                name,
+                ", ".join(versions),
+                group[0]["harness"]["api"],
+                ", ".join(dates),
+                cells,
+                cache,
+            )
         )
     return rows
 
@@ -91,11 +117,23 @@ def columns() -> list[tuple[str, str, str]]:
     return [(c.id, c.anchor, c.title) for c in CHECKS]
 
 
+def cache_scenarios(rows: Sequence[Row]) -> list[str]:
+    """The scenarios whose cache figures the matrix shows, a pair of columns each."""
+    return sorted({scenario for row in rows for scenario in row.cache})
+
+
 def matrix_html(runs: Sequence[dict[str, Any]]) -> str:
+    rows = matrix_rows(runs)
     return (
         _environment()
         .get_template("matrix.html.j2")
-        .render(rows=matrix_rows(runs), columns=columns(), symbol=SYMBOL)
+        .render(
+            rows=rows,
+            columns=columns(),
+            symbol=SYMBOL,
+            scenarios=cache_scenarios(rows),
+            percent=percent,
+        )
     )
 
 
@@ -108,12 +146,19 @@ def matrix_markdown(runs: Sequence[dict[str, Any]]) -> str:
     head = ["harness", "version", "API", "run on"] + [
         f"{title} (`{anchor}`)" for _, anchor, title in cols
     ]
+    rows = matrix_rows(runs)
+    scenarios = cache_scenarios(rows)
+    for scenario in scenarios:
+        head += [f"cache hit rate ({scenario})", f"tokens re-read ({scenario})"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for row in matrix_rows(runs):
+    for row in rows:
         cells = []
         for check_id, _, _ in cols:
             cell = row.cells.get(check_id)
             cells.append("" if cell is None else _md(f"{SYMBOL[cell.verdict]} {cell.summary}"))
+        for scenario in scenarios:
+            figures = row.cache.get(scenario)
+            cells += ["", ""] if figures is None else [percent(figures[0]), f"{figures[1]:,}"]
         lines.append(
             "| " + " | ".join([row.harness, row.version, row.api, row.date, *cells]) + " |"
         )

@@ -15,7 +15,9 @@ from typing import Any
 from ctxconf import __version__
 from ctxconf.userfiles.atomic import write_text_atomic
 
-from .checks import CheckResult
+from . import usage_figures
+from .cache import PriceTable, bundled_prices
+from .checks import CheckResult, Judgement
 from .errors import ProbeDataError
 from .harness import ProbeRun
 from .schemas import validate_data
@@ -30,8 +32,12 @@ def exit_code(checks: list[CheckResult]) -> int:
     return 1 if any(c.verdict in FAILING for c in checks) else 0
 
 
-def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[str, Any]:
-    profile = run.profile
+def to_data(
+    run: ProbeRun, judged: Judgement, logs: list[Path], prices: PriceTable | None = None
+) -> dict[str, Any]:
+    profile, checks = run.profile, judged.checks
+    table = prices if prices is not None else bundled_prices()
+    cache = [f for s in run.sessions for f in usage_figures.session_figures(s, table)]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -48,6 +54,12 @@ def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[
         "started": run.started.isoformat(timespec="seconds"),
         "finished": run.finished.isoformat(timespec="seconds"),
         "clock_problem": run.clock_problem,
+        "not_installed": run.not_installed,
+        "shortfalls": [
+            {"need": f.need, "turn": None if f.turn is None else f.turn + 1, "reason": f.reason}
+            for f in judged.shortfalls
+        ],
+        "clock_margins": [s.margins for s in run.sessions],
         "checks": [asdict(c) for c in checks],
         "processes": [
             {
@@ -60,11 +72,16 @@ def to_data(run: ProbeRun, checks: list[CheckResult], logs: list[Path]) -> dict[
                 "killed": p.killed,
                 "stderr_tail": p.stderr[-1000:],
                 "requests": p.last_request - p.first_request,
+                "clock": None if p.clock is None else p.clock.isoformat(),
+                "kill": None if p.kill is None else asdict(p.kill),
+                "left_running": list(p.left_running),
+                "not_ended": list(p.not_ended),
             }
             for s in run.sessions
             for p in s.processes
         ],
         "requests": sum(len(s.entries) for s in run.sessions),
+        "cache": usage_figures.to_data(cache),
         "logs": [str(p) for p in logs],
         "exit_code": exit_code(checks),
     }

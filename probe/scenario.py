@@ -53,6 +53,15 @@ class Scenario:
     def first_step_of_turn(self, turn: int) -> int:
         return sum(len(t.steps) for t in self.turns[:turn])
 
+    def turn_of_step(self, step: int) -> int | None:
+        """The turn whose steps hold `step`; None past the last."""
+        first = 0
+        for number, turn in enumerate(self.turns):
+            if first <= step < first + len(turn.steps):
+                return number
+            first += len(turn.steps)
+        return None
+
     def killed_turn(self) -> int | None:
         """The turn whose process is killed mid-call, if the scenario has one."""
         return next((n for n, t in enumerate(self.turns) if t.kill_after_call_s is not None), None)

@@ -5,17 +5,16 @@ itself shows: the number of assistant turns it carries, less the number the firs
 tools carried (a harness may open with a canned assistant turn). Nothing else is remembered
 between requests, so retries, a session resumed in a new process and second user turns land on
 the right step. A request without tools (a title, a summary, a next-speaker check) gets a short
-text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers simulate a prompt
-cache: the part of the request that starts the same as the previous one counts as cached.
+text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers are the cache audit's:
+each answered request is played with the session's earlier ones under a provider's rules
+(`cache_session.py`), and a request that provider refuses is answered with its API's error.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,12 +24,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from . import answers
 from .answers import Reply, Tokens
+from .bodies import Refused, read_body
+from .cache import read_request
+from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
 from .wire import Request, Shape, parse_request
 
-MAX_BODY_BYTES = 64 * 1024 * 1024
-CHARS_PER_TOKEN = 4
+OUTPUT_TOKENS = 10
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
 
 
@@ -46,6 +47,8 @@ class Script:
     holds: dict[int, float] = field(default_factory=dict)
     # Turns after a crash, by user message: their steps count from the request that brings it.
     rebased: dict[str, int] = field(default_factory=dict)
+    # The provider whose cache rules the usage follows; None: the one of the request's shape.
+    provider: str | None = None
 
 
 def redact_path(path: str) -> str:
@@ -84,17 +87,6 @@ def route(method: str, path: str) -> tuple[str, Shape | None]:
     return "", None
 
 
-def shared_prefix(a: str, b: str) -> int:
-    """How many characters `a` and `b` share from their start (compared a block at a time)."""
-    n, block = 0, 4096
-    limit = min(len(a), len(b))
-    while n + block <= limit and a[n : n + block] == b[n : n + block]:
-        n += block
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return n
-
-
 class MockModel:
     """The state one session shares across its requests, and the log they are recorded in."""
 
@@ -103,19 +95,11 @@ class MockModel:
         self.log = log
         self.lock = threading.Lock()
         self.baseline: int | None = None
-        self.previous_prefix = ""
+        self.cache = SessionCache(script.provider)
         self.count = 0
         self.answered: set[int] = set()
         self.answered_changed = threading.Condition(self.lock)
         self.rebase_from: dict[str, int] = {}
-
-    def tokens(self, request: Request) -> Tokens:
-        prefix = request.prefix_text()
-        with self.lock:
-            shared = shared_prefix(prefix, self.previous_prefix)
-            self.previous_prefix = prefix
-        total = -(-len(prefix) // CHARS_PER_TOKEN)
-        return Tokens(total, min(total, shared // CHARS_PER_TOKEN), 10)
 
     def step_of(self, request: Request) -> int | None:
         if not request.tools:
@@ -171,31 +155,6 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # a harness's traffic is the log
         return
 
-    def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            data = bytearray()
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    break
-                data += self.rfile.read(size)
-                self.rfile.readline()
-                if len(data) > MAX_BODY_BYTES:
-                    raise ValueError("request body too large")
-            raw = bytes(data)
-        else:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
-                raise ValueError("request body too large")
-            raw = self.rfile.read(length)
-        encoding = self.headers.get("Content-Encoding", "").lower()
-        if encoding == "gzip":
-            return gzip.decompress(raw)
-        if encoding == "deflate":
-            return zlib.decompress(raw)
-        return raw
-
     def _send_json(self, status: int, data: Any) -> None:
         payload = json.dumps(data).encode()
         self.send_response(status)
@@ -230,30 +189,78 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
 
+    def _refuse(self, entry: dict[str, Any], status: int, reason: str) -> None:
+        """A 4xx (or 500) the harness can read, and a line in the log that the checks count."""
+        if entry["shape"] is not None:
+            self.server.model.record(
+                {**entry, "kind": "refused", "status": status, "reason": reason}
+            )
+        self.close_connection = True  # the rest of what it sent is never read
+        self._send_json(status, {"error": {"message": reason, "type": "invalid_request_error"}})
+
     def do_POST(self) -> None:
         kind, shape = route("POST", self.path)
-        try:
-            body = json.loads(self._read_body() or b"{}")
-        except (ValueError, OSError) as e:
-            self._send_json(
-                400,
-                {"error": {"message": f"unreadable body: {e}", "type": "invalid_request_error"}},
-            )
-            return
         entry: dict[str, Any] = {"method": "POST", "path": redact_path(self.path), "shape": shape}
+        try:
+            body = read_body(self.rfile, self.headers)
+        except Refused as refused:
+            self._refuse(entry, refused.status, refused.reason)
+            return
+        except OSError as e:
+            self._refuse(entry, 400, f"the body could not be read: {e}")
+            return
         if shape is None or not isinstance(body, dict):
             self.server.model.record({**entry, "body": body})
             self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
             return
+        headers = list(self.headers.items())
+        body = scrubbed_body(body, headers)
+        try:
+            self._answer(kind, shape, entry, body, headers)
+        except OSError:
+            raise  # the harness went away mid-answer: nothing to tell it
+        except Exception as e:  # a body shaped unlike any seen must not print a traceback
+            self._refuse(entry, 500, f"the mock could not answer it: {type(e).__name__}: {e}")
+
+    def _answer(
+        self,
+        kind: str,
+        shape: Shape,
+        entry: dict[str, Any],
+        body: dict[str, Any],
+        headers: list[tuple[str, str]],
+    ) -> None:
         request = parse_request(shape, body, stream=kind == "stream")
-        tokens = self.server.model.tokens(request) if kind != "count" else None
-        if kind == "count" or tokens is None:
-            total = -(-len(request.prefix_text()) // CHARS_PER_TOKEN)
+        if kind == "count":
+            total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
             self._send_json(
                 200, {"input_tokens": total} if shape == "anthropic" else {"totalTokens": total}
             )
             return
+        played = self.server.model.cache.play(shape, body, headers, self.path)
+        error, figures = played.outcome.error, played.outcome.figures
+        if error is not None or figures is None:
+            self.server.model.record(
+                {
+                    **entry,
+                    # The provider's own answer, not the mock failing to read the request.
+                    "kind": "api-error",
+                    "body": body,
+                    "refused": error.message if error is not None else "",
+                    "cache": played.record(),
+                }
+            )
+            status = error.status if error is not None else 400
+            self._send_json(status, dict(error.body) if error is not None else {})
+            return
+        tokens = Tokens(
+            figures.input_total,
+            figures.cache_read,
+            OUTPUT_TOKENS,
+            figures.cache_write,
+            figures.cache_write_1h,
+        )
         step = self.server.model.step_of(request)
         reply = self.server.model.reply(request, step)
         self.server.model.record(
@@ -263,7 +270,14 @@ class _Handler(BaseHTTPRequestHandler):
                 "body": body,
                 "step": step,
                 "reply": {"text": reply.text, "tool": reply.tool, "arguments": reply.arguments},
-                "usage": {"input_total": tokens.input_total, "cached": tokens.cached},
+                "usage": {
+                    "input_total": tokens.input_total,
+                    "cached": tokens.cached,
+                    "written": tokens.written,
+                    "written_1h": tokens.written_1h,
+                    "output": tokens.output,
+                },
+                "cache": played.record(),
             }
         )
         hold = self.server.model.script.holds.get(step) if step is not None else None
@@ -285,6 +299,9 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, model: MockModel) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.model = model
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a connection the harness dropped is its own affair, not a traceback here
 
 
 class MockServer:

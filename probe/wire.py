@@ -18,8 +18,11 @@ SHAPES: tuple[Shape, ...] = ("openai-chat", "openai-responses", "anthropic", "ge
 
 @dataclass(frozen=True)
 class Tool:
+    """A tool's whole definition: a change to any part of it is a change of the tool list."""
+
     name: str
     schema: Mapping[str, Any]
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,11 @@ class Request:
 
     def canonical_tools(self) -> str:
         return json.dumps(
-            [{"name": t.name, "schema": t.schema} for t in self.tools], sort_keys=True
+            [
+                {"name": t.name, "description": t.description, "schema": t.schema}
+                for t in self.tools
+            ],
+            sort_keys=True,
         )
 
     def prefix_text(self) -> str:
@@ -112,6 +119,13 @@ def _schema(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _description(definition: Mapping[str, Any]) -> str:
+    value = definition.get("description")
+    if value is None or isinstance(value, str):
+        return value or ""
+    return json.dumps(value, sort_keys=True)  # not a text, but still part of the definition
+
+
 def _leading_system(messages: Sequence[Mapping[str, Any]]) -> int:
     """How many messages at the start are the system prompt; a system message later on is a
     message of the history (a harness's reminder), not part of the prompt."""
@@ -126,7 +140,7 @@ def _parse_chat(body: Mapping[str, Any]) -> Request:
     lead = _leading_system(messages)
     system_parts, rest = messages[:lead], tuple(messages[lead:])
     tools = tuple(
-        Tool(str(f.get("name")), _schema(f.get("parameters")))
+        Tool(str(f.get("name")), _schema(f.get("parameters")), _description(f))
         for t in _dicts(body.get("tools"))
         for f in [t.get("function", t)]
         if isinstance(f, Mapping)
@@ -174,7 +188,7 @@ def _parse_responses(body: Mapping[str, Any]) -> Request:
         turns += 1 if mine and not in_run else 0
         in_run = mine
     tools = tuple(
-        Tool(str(t.get("name")), _schema(t.get("parameters")))
+        Tool(str(t.get("name")), _schema(t.get("parameters")), _description(t))
         for t in _dicts(body.get("tools"))
         if t.get("name")
     )
@@ -224,7 +238,7 @@ def _parse_anthropic(body: Mapping[str, Any]) -> Request:
         shape="anthropic",
         system=None if system is None else _text_of(system),
         tools=tuple(
-            Tool(str(t.get("name")), _schema(t.get("input_schema")))
+            Tool(str(t.get("name")), _schema(t.get("input_schema")), _description(t))
             for t in _dicts(body.get("tools"))
         ),
         messages=messages,
@@ -278,6 +292,7 @@ def _parse_gemini(body: Mapping[str, Any], stream: bool) -> Request:
                     or d.get("parametersJsonSchema")
                     or d.get("parameters_json_schema")
                 ),
+                _description(d),
             )
             for d in declarations
         ),

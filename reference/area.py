@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .readings import Reading
+
 Config = Any  # each area's own config class, read from loop.json
 Step = Mapping[str, Any]
 
@@ -40,6 +42,9 @@ class Area:
     # The form a step's given `id` takes, checked by lint: (a regular expression, what it says in
     # words); None when the area's schema alone holds its ids.
     id_form: tuple[str, str] | None = None
+    # Each of its decisions read the other way (its readings.py): what the runner compares a
+    # failing answer with before it says that a decision was read differently.
+    readings: tuple[Reading, ...] = ()
 
     def run_case(self, case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
         return self.run(case, self.config(loop))

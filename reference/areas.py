@@ -13,6 +13,7 @@ from importlib import import_module
 from typing import Any
 
 from .area import Area
+from .readings import Reading, other_answers
 
 # The folders of the areas, in the order they are listed and run.
 FOLDERS = ("context", "prefix", "history")
@@ -23,6 +24,10 @@ REGISTRY: dict[str, Area] = {
 
 AREAS: tuple[str, ...] = tuple(REGISTRY)
 OPS_BY_AREA: Mapping[str, frozenset[str]] = {name: area.ops for name, area in REGISTRY.items()}
+# Each decision's other reading, by the decision's anchor.
+READINGS: Mapping[str, Reading] = {
+    reading.decision: reading for area in REGISTRY.values() for reading in area.readings
+}
 
 
 class UnknownArea(ValueError):
@@ -39,3 +44,14 @@ def area_of(name: str) -> Area:
 def run_area_case(area: str, case: Mapping[str, Any], loop: Mapping[str, Any]) -> list[str]:
     """The text each step of `case`, a case of `area`, shows; `loop` is the parsed loop.json."""
     return area_of(area).run_case(case, loop)
+
+
+def answers_read_otherwise(
+    decision: str, area: str, case: Mapping[str, Any], loop: Mapping[str, Any]
+) -> list[str] | None:
+    """The text each step of `case` shows when `decision` is read the other way; None when the
+    reference keeps no other reading of it, or cannot answer the case under that reading."""
+    reading = READINGS.get(decision)
+    if reading is None or area not in REGISTRY:
+        return None
+    return other_answers(reading, area, case, loop)

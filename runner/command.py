@@ -21,6 +21,7 @@ from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import OutputError, check_outputs, write_text_atomic
 from ctxconf.userfiles.document import display
 
+from .decision_groups import groups
 from .display import Progress, report_failures, rule_summary, summary_line
 from .engine import RunOptions, resolve_spec_dir, run_suite
 from .expected_failures import failures_yaml
@@ -36,7 +37,7 @@ class RunRequest:
     json: Path | None = None
     junit: Path | None = None
     write_expected_failures: Path | None = None
-    quiet: bool = False  # the line of counts only
+    quiet: bool = False  # the failures and the line of counts only
 
 
 def _write_html(results: Results, path: Path, stderr: TextIO) -> bool:
@@ -130,7 +131,8 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
         try:
             check_outputs(outputs_of(request))  # before the run: a refused path costs no run
             spec_dir = resolve_spec_dir(request.options.spec_dir)
-            announce(spec_dir, stderr)
+            if not request.quiet:
+                announce(spec_dir, stderr)
             for unread in unreadable_texts(spec_dir):  # they only decorate the failures
                 warn(f"{unread.message}: its rules and decisions are not shown")
             results = run_suite(
@@ -156,21 +158,25 @@ def execute(request: RunRequest, *, stdout: TextIO, stderr: TextIO) -> int:
             if progress is not None:
                 progress.clear()
         written = _write_outputs(request, results, stderr, failed)
+        footer = results.footer
+        decisions = load_decisions(spec_dir) if footer.read_otherwise else {}
+        failures = report_failures(results.cases, groups(footer.read_otherwise, decisions))
+        if failures:
+            stdout.write(failures + "\n\n")
         if not request.quiet:
-            decisions = load_decisions(spec_dir)
-            failures = report_failures(results.cases, decisions)
-            if failures:
-                stdout.write(failures + "\n\n")
             rules = rule_summary(results.cases)
             if rules:
                 stdout.write(rules + "\n\n")
-        if written:
-            stderr.write(f"wrote {', '.join(written)}\n")
-        footer = results.footer
+            if written:
+                stderr.write(f"wrote {', '.join(written)}\n")
         if footer.interrupted:
             ran = len(results.cases)
             of = f"{chosen} case" if chosen == 1 else f"{chosen} cases"
             stderr.write(f"interrupted: {ran} of {of} ran; the results hold {ran}\n")
+        elif results.cases and footer.totals.get("skipped", 0) == len(results.cases):
+            stderr.write(
+                "nothing was judged: the implementation skipped every case, so the run fails\n"
+            )
         stdout.write(summary_line(footer.totals, time.perf_counter() - begun) + "\n")
         stdout.flush()
         for unwritten in failed:

@@ -1,16 +1,29 @@
-"""Failing cases grouped by the decision an implementation read differently.
+"""The decisions an implementation read the other way, named on evidence, and their cases.
 
-A decision's cases test it and little else, so when every case of a decision in a run fails, the
-likeliest cause is one point read the other way, not many faults: the report and the console
-name the decision, with this version's reading beside the other one, above those cases.
+A decision is a point the spec's source left open (a Decisions-table row). A run names one only
+when the implementation's answers are what the other reading produces: every case of the
+decision in the run failed on its texts, and at every step of each case the text received is
+the one the reference answers with the decision read the other way
+(`ctxconf.reference.answers_read_otherwise`) where the two readings differ, and passes where
+they agree. An error answer, a step not answered, or any text the other reading would not write
+is no evidence: such a case fails for a reason of its own, and so stands with the other
+failures, whatever decision it is tagged with.
+
+`read_otherwise` finds them once a run is over (the results file's footer keeps them); `groups`
+pairs them with the two readings of the spec's Decisions table for the console and the report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from ctxconf.reference import READINGS, answers_read_otherwise
 from ctxconf.spectext.decisions import Decision
+
+from .cases import Case
+from .results import CaseResult, ReadOtherwise, StepResult
 
 
 @dataclass(frozen=True)
@@ -19,18 +32,58 @@ class DecisionGroup:
     cases: tuple[str, ...]  # the run's cases of the decision, all failing, in run order
 
 
-def decision_groups(
-    cases: Iterable[tuple[str, Sequence[str], bool]], decisions: Mapping[str, Decision]
+def answers_as_the_other_reading(steps: Sequence[StepResult], other: Sequence[str]) -> bool:
+    """Whether a case's steps, as received and judged, are what the other reading answers:
+    its text wherever it differs from this version's, a passing step wherever it does not.
+    Steps past those the other reading answers (it cannot take them) are not looked at; at
+    least one step must be one where the readings differ."""
+    if not other or len(other) > len(steps):
+        return False
+    differs = False
+    for step, text in zip(steps, other, strict=False):
+        if text == step.expected:
+            if step.verdict not in ("pass", "equivalent-diff"):
+                return False
+        elif step.actual != text:
+            return False
+        else:
+            differs = True
+    return differs
+
+
+def read_otherwise(
+    cases: Sequence[Case], results: Iterable[CaseResult], loop: Mapping[str, Any]
+) -> tuple[ReadOtherwise, ...]:
+    """The decisions of the run's `cases` that `results` read the other way, on evidence; a
+    decision with a case not in `results` (an interrupted run) is not named."""
+    judged = {(result.file, result.name): result for result in results}
+    found = []
+    for anchor in sorted({rule for case in cases for rule in case.rules} & set(READINGS)):
+        mine = [case for case in cases if anchor in case.rules]
+        received = [judged.get((case.file, case.name)) for case in mine]
+        if not all(result is not None and result.verdict == "fail" for result in received):
+            continue  # a decision read otherwise fails every one of its cases on its texts
+        if all(
+            result is not None
+            and (other := answers_read_otherwise(anchor, case.area, case.data, loop)) is not None
+            and answers_as_the_other_reading(result.steps, other)
+            for case, result in zip(mine, received, strict=True)
+        ):
+            found.append(ReadOtherwise(anchor, tuple(case.name for case in mine)))
+    return tuple(found)
+
+
+def groups(
+    found: Iterable[ReadOtherwise], decisions: Mapping[str, Decision]
 ) -> list[DecisionGroup]:
-    """The decisions whose every case in the run failed: `cases` are (name, rules, failed)."""
-    listed = list(cases)
-    groups = []
-    for anchor, decision in decisions.items():
-        mine = [(name, failed) for name, rules, failed in listed if anchor in rules]
-        if mine and all(failed for _, failed in mine):
-            groups.append(DecisionGroup(decision, tuple(name for name, _ in mine)))
-    return groups
+    """The decisions read otherwise, each with its row of the spec's Decisions table (one the
+    table no longer has is left out: there are no two readings to show)."""
+    return [
+        DecisionGroup(decisions[item.decision], item.cases)
+        for item in found
+        if item.decision in decisions
+    ]
 
 
-def grouped_names(groups: Iterable[DecisionGroup]) -> set[str]:
-    return {name for group in groups for name in group.cases}
+def grouped_names(found: Iterable[DecisionGroup]) -> set[str]:
+    return {name for group in found for name in group.cases}

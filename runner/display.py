@@ -1,5 +1,6 @@
 """What a run shows on the terminal: progress, the failures (those of a decision read the other
-way grouped under it), a summary per rule, and one line of counts.
+way grouped under it, the others under a heading of their own), a summary per rule, and one line
+of counts.
 
 Differences in whitespace are the usual cause of a failing case, so the diffs show it: `·` for
 a space at the end of a line, `→` for a tab, `␍` for a carriage return, and on changed lines `⏎`
@@ -17,13 +18,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-from ctxconf.spectext.decisions import Decision
 from ctxconf.terminal import textdiff
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles import limits
 
-from .decision_groups import DecisionGroup, decision_groups
-from .results import CaseResult, StepResult
+from .decision_groups import DecisionGroup
+from .results import OK_VERDICTS, CaseResult, StepResult
 
 _PLURALS = {
     "equivalent-diff": ("equivalent diff", "equivalent diffs"),
@@ -51,8 +51,21 @@ def visible_diff(expected: str, actual: str, context: int = 3) -> str:
     return "\n".join(textdiff.visible_diff(expected, actual, context=context))
 
 
+def _json_escape(char: str) -> str:
+    """`char` as JSON writes it escaped (a pair of surrogates past U+FFFF)."""
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def _step_input(step: Mapping[str, object], limit: int = 300) -> str:
+    """The step as JSON, each character that reads as nothing or as another (U+00A0, U+FEFF,
+    U+212A: `textdiff.disguised`) escaped, so that the input shows what was sent."""
     text = limits.dumps(dict(step), ensure_ascii=False)
+    if not (text.isascii() and text.isprintable()):
+        text = "".join(_json_escape(c) if textdiff.disguised(c) else c for c in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -152,27 +165,43 @@ def summary_line(totals: Mapping[str, int], duration: float | None = None) -> st
 
 
 def rule_summary(cases: Sequence[CaseResult]) -> str:
-    """The rule anchors with cases that did not pass, most such cases first, each with its
-    counts; then one line for the rules whose every case passed (the HTML report lists them)."""
-    counts: dict[str, list[int]] = {}  # anchor -> [not passing, all]
+    """The rule anchors with cases that did not pass, those with the most failing cases first,
+    each with its counts; a rule whose only such cases passed though listed as expected
+    failures says so, not FAIL. Then one line for the rules whose every case passed (the HTML
+    report lists them)."""
+    counts: dict[str, list[int]] = {}  # anchor -> [failing, passing unexpectedly, all]
     for case in cases:
         for rule in case.rules or ("(no rule)",):
-            count = counts.setdefault(rule, [0, 0])
-            count[0] += not case.ok
-            count[1] += 1
-    if not counts:
-        return ""
-    failing = sorted((r for r in counts if counts[r][0]), key=lambda r: (-counts[r][0], r))
-    passing = len(counts) - len(failing)
-    if not failing:
+            count = counts.setdefault(rule, [0, 0, 0])
+            count[0] += case.verdict not in OK_VERDICTS and case.verdict != "unexpected-pass"
+            count[1] += case.verdict == "unexpected-pass"
+            count[2] += 1
+    shown = sorted(
+        (r for r in counts if counts[r][0] or counts[r][1]),
+        key=lambda r: (-counts[r][0], -counts[r][1], r),
+    )
+    if not shown:
         return ""  # the line of counts says it all
-    width = max(len(rule) for rule in failing)
-    lines = [f"per rule: {_plural(len(failing), 'rule')} with cases not passing"]
-    for rule in failing:
-        bad, total = counts[rule]
-        lines.append(f"  FAIL {rule.ljust(width)}  {bad} of {_plural(total, 'case')}")
+    labels = {r: "FAIL" if counts[r][0] else "UNEXPECTED PASS" for r in shown}
+    label_width = max(len(label) for label in labels.values())
+    width = max(len(rule) for rule in shown)
+    lines = [f"per rule: {_plural(len(shown), 'rule')} with cases not passing"]
+    for rule in shown:
+        failing, unexpected, total = counts[rule]
+        if failing:
+            text = f"{failing} of {_plural(total, 'case')}"
+            if unexpected:
+                text += f", and {unexpected} passing though listed as expected failures"
+        else:
+            text = (
+                f"{unexpected} of {_plural(total, 'case')} passing though listed as expected "
+                "failures: take them off the list"
+            )
+        lines.append(f"  {labels[rule].ljust(label_width)} {rule.ljust(width)}  {text}")
+    passing = len(counts) - len(shown)
     if passing:
-        lines.append(f"  ok   every case of the other {_plural(passing, 'rule')}")
+        other = "the one other rule" if passing == 1 else f"the other {passing:,} rules"
+        lines.append(f"  {'ok'.ljust(label_width)} every case of {other}")
     return "\n".join(lines)
 
 
@@ -180,41 +209,40 @@ def describe_decision_group(group: DecisionGroup) -> str:
     """The heading of the failures of a decision read the other way: the two readings."""
     decision = group.decision
     count = len(group.cases)
-    failing = "its one case fails" if count == 1 else f"all {count:,} of its cases fail"
+    answered = "its one case answers" if count == 1 else f"all {count:,} of its cases answer"
     return "\n".join(
         [
-            f"reads decision {decision.anchor} differently: {decision.question} ({failing})",
+            f"reads decision {decision.anchor} differently: {decision.question} "
+            f"({answered} as the other reading does)",
             f"  this version:  {decision.reading}",
             f"  other reading: {decision.other}",
         ]
     )
 
 
-def failing_groups(
-    cases: Sequence[CaseResult], decisions: Mapping[str, Decision] | None
-) -> list[DecisionGroup]:
-    """The decisions whose every case in the run failed on its texts."""
-    judged = ((case.name, case.rules, case.verdict == "fail") for case in cases)
-    return decision_groups(judged, decisions or {})
+def describe_other_failures(count: int) -> str:
+    """The heading of the failures that no decision read the other way explains."""
+    return f"failures not explained by a decision ({_plural(count, 'case')}):"
 
 
-def report_failures(
-    cases: Sequence[CaseResult], decisions: Mapping[str, Decision] | None = None
-) -> str:
-    """The failures of a run, one block each: first those of each decision whose every case
-    failed, under the decision and its two readings, then the others in case order."""
+def report_failures(cases: Sequence[CaseResult], groups: Sequence[DecisionGroup] = ()) -> str:
+    """The failures of a run, one block each: first those of each decision read the other way
+    (`decision_groups`), under the decision and its two readings; then, under a heading of
+    their own when there were such decisions, the others in case order."""
     blocks: list[str] = []
     shown: set[str] = set()
-    for group in failing_groups(cases, decisions):
+    for group in groups:
         blocks.append(describe_decision_group(group))
         for case in cases:
             if case.name in group.cases and case.name not in shown:
                 shown.add(case.name)
                 blocks.append(describe_failure(case))
-    blocks += [
+    rest = [
         text for case in cases if case.name not in shown and (text := describe_failure(case))
     ]
-    return "\n\n".join(blocks)
+    if blocks and rest:
+        blocks.append(describe_other_failures(len(rest)))
+    return "\n\n".join(blocks + rest)
 
 
 class Progress:

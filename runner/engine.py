@@ -11,13 +11,15 @@ implementation has said hello ends the run early: the results of the cases done,
 marked interrupted.
 
 Its parts: `run_checks` refuses an unusable run, `case_run` runs and judges one case, `case_pool`
-spreads the cases over the transports and hands the results on in case order.
+spreads the cases over the transports and hands the results on in case order, and
+`decision_groups` names, once the cases are done, the decisions whose failures are the other
+reading's answers.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,9 +34,11 @@ from ctxconf.userfiles.document import printable
 from .case_pool import OnCase, Ordered, close_all, run_all, start_all
 from .case_run import greet, run_case
 from .cases import default_case_files, load_cases, select_cases
+from .decision_groups import read_otherwise
 from .errors import UsageError
 from .expected_failures import NONE, load_expected_failures
 from .results import (
+    CaseResult,
     Footer,
     Header,
     ImplementationInfo,
@@ -93,6 +97,15 @@ def _now() -> str:
 def _spec_version(loop: Mapping[str, Any], fallback: str) -> str:
     version = loop.get("version")
     return fallback if version is None else str(version)
+
+
+def run_exit_code(cases: Sequence[CaseResult]) -> int:
+    """0 when every case passed or failed as expected; 1 otherwise, and when the implementation
+    skipped every case: a run that judged nothing shows no conformance (an adapter that skips
+    by mistake must not pass CI)."""
+    if cases and all(case.verdict == "skipped" for case in cases):
+        return 1
+    return exit_code(cases)
 
 
 def run_suite(
@@ -200,8 +213,9 @@ def run_suite(
         finished=_now(),
         duration=time.perf_counter() - clock,
         totals=totals(done),
-        exit_code=EXIT_INTERRUPTED if interrupted else exit_code(done),
+        exit_code=EXIT_INTERRUPTED if interrupted else run_exit_code(done),
         interrupted=interrupted,
+        read_otherwise=read_otherwise(cases, done, loop),
     )
     results = Results(header, done, footer)
     if writer is not None:

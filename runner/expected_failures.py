@@ -188,9 +188,18 @@ def _why(case: CaseResult) -> str:
     first = case.message.strip().split("\n", 1)[0]
     if not first:
         failed = [s for s in case.steps if s.verdict in ("fail", "equivalent-diff")]
-        shown = ", ".join(f"{s.index} ({s.step.get('op')})" for s in failed[:3])
-        first = f"step {shown} differs" if len(failed) == 1 else f"steps {shown} differ"
-        first = first if failed else "no output"
+        # The implementation's own word for a step it could not do says most.
+        said = next((s for s in failed if s.message.strip()), None)
+        if said is not None:
+            first = f"step {said.index} ({said.step.get('op')}): "
+            first += said.message.strip().split("\n", 1)[0]
+            if len(failed) > 1:
+                first += f"; {len(failed) - 1} more failing step{'s' if len(failed) > 2 else ''}"
+        elif failed:
+            shown = ", ".join(f"{s.index} ({s.step.get('op')})" for s in failed[:3])
+            first = f"step {shown} differs" if len(failed) == 1 else f"steps {shown} differ"
+        else:
+            first = "no output"
     return f"{case.verdict}: {first}"
 
 

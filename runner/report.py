@@ -30,7 +30,6 @@ from ctxconf.spectext.decisions import Decision
 from ctxconf.spectext.rules import Rule
 from ctxconf.userfiles.atomic import write_text_atomic
 
-from .decision_groups import decision_groups
 from .report_cases import COMPACT_BOUNDS, DiffBudget, Ids, RuleRefs, case_view, count, seconds, text
 from .report_compare import (
     FAILING,
@@ -93,6 +92,13 @@ PAGE_DIFF_BUDGET = 20_000_000  # 10,000 failing cases of the bundled suite take 
 
 
 _GROUPS: tuple[tuple[str, str, str, bool], ...] = (
+    (
+        "read-otherwise",
+        "Failures of decisions read differently",
+        "Each of these cases answers as the reference does with its decision read the other way "
+        "(see Decisions read differently).",
+        True,
+    ),
     ("failures", "Failures", "", True),
     (
         "equivalent",
@@ -108,8 +114,14 @@ _GROUPS: tuple[tuple[str, str, str, bool], ...] = (
 )
 
 
-def _group_of(raw: Mapping[str, Any]) -> str:
+# The title of the other failures when some are those of a decision read differently.
+OTHER_FAILURES = "Failures not explained by a decision"
+
+
+def _group_of(raw: Mapping[str, Any], read_otherwise: set[str]) -> str:
     verdict = text(raw.get("verdict"), "error")
+    if verdict == "fail" and text(raw.get("name")) in read_otherwise:
+        return "read-otherwise"
     equivalent_steps = any(
         isinstance(s, Mapping) and s.get("verdict") == "equivalent-diff"
         for s in raw.get("steps") or []
@@ -131,7 +143,7 @@ def build_view(
     decisions: Mapping[str, Decision] | None = None,
 ) -> ReportView:
     """The report's view-model, from the plain JSON document of a results file; `decisions`
-    name the failures that are exactly a decision's cases."""
+    give the two readings of each decision the run's footer says was read the other way."""
     header = results_doc.get("header") or {}
     footer = results_doc.get("footer") or {}
     implementation = header.get("implementation") or {}
@@ -140,7 +152,8 @@ def build_view(
     listed_in = text(options.get("expected_failures"))
     raw_cases = [c for c in results_doc.get("cases") or [] if isinstance(c, Mapping)]
     refs = RuleRefs(rules)
-    keys = [_group_of(raw) for raw in raw_cases]
+    found = _read_otherwise(footer, decisions or {})
+    keys = [_group_of(raw, {name for _, names in found for name in names}) for raw in raw_cases]
     # Cases with details, in page order: the first EAGER_CASES carry them in the page.
     by_key: dict[str, list[int]] = {key: [] for key, *_ in _GROUPS}
     for index, key in enumerate(keys):
@@ -161,7 +174,13 @@ def build_view(
     for key, case in zip(keys, cases, strict=True):
         grouped[key].append(case)
     groups = [
-        CaseGroup(key, title, note, any(c.failing for c in grouped[key]), grouped[key])
+        CaseGroup(
+            key,
+            OTHER_FAILURES if key == "failures" and grouped["read-otherwise"] else title,
+            note,
+            any(c.failing for c in grouped[key]),
+            grouped[key],
+        )
         for key, title, note, _ in _GROUPS
         if grouped[key]
     ]
@@ -217,20 +236,20 @@ def build_view(
         for rule in rules.values()
     ]
 
-    case_by_key = {case.key: case for case in cases}
-    outcomes = ((c.key, [ref.anchor for ref in c.rules], c.verdict == "fail") for c in cases)
+    by_name = {case.name: case for case in cases if case.verdict == "fail"}
     read_otherwise = [
         DecisionView(
-            group.decision.anchor,
-            group.decision.question,
-            group.decision.reading,
-            group.decision.other,
+            decision.anchor,
+            decision.question,
+            decision.reading,
+            decision.other,
             [
-                RuleCaseLink(case_by_key[key].dom_id, key, case_by_key[key].verdict)
-                for key in group.cases[:MAX_RULE_CASE_LINKS]
+                RuleCaseLink(by_name[name].dom_id, by_name[name].key, by_name[name].verdict)
+                for name in names[:MAX_RULE_CASE_LINKS]
+                if name in by_name
             ],
         )
-        for group in decision_groups(outcomes, decisions or {})
+        for decision, names in found
     ]
 
     failing_count = sum(1 for c in cases if c.failing)
@@ -240,7 +259,7 @@ def build_view(
     # A skipped case was never judged (its area is not offered, or it was declined): it is not
     # one of the cases that could fail.
     judged = len(cases) - counts.get("skipped", 0)
-    status = _status(failing_count, judged, counts.get("pass", 0))
+    status = _status(failing_count, judged, counts.get("pass", 0), len(cases))
     name = text(implementation.get("name"), "implementation")
     return ReportView(
         title=f"ctxconf report: {name} {text(implementation.get('version'))}".strip(),
@@ -275,7 +294,23 @@ def build_view(
     )
 
 
-def _status(failing: int, judged: int, passed: int) -> str:
+def _read_otherwise(
+    footer: Mapping[str, Any], decisions: Mapping[str, Decision]
+) -> list[tuple[Decision, list[str]]]:
+    """The decisions the run's footer names as read the other way, with their cases' names;
+    one the spec's Decisions table does not have is left out (it has no two readings)."""
+    found = []
+    for item in footer.get("read_otherwise") or []:
+        if isinstance(item, Mapping) and text(item.get("decision")) in decisions:
+            names = [text(name) for name in item.get("cases") or []]
+            found.append((decisions[text(item.get("decision"))], names))
+    return found
+
+
+def _status(failing: int, judged: int, passed: int, ran: int) -> str:
+    if judged == 0 and ran:
+        skipped = "its one case was" if ran == 1 else f"all {count(ran, 'case')} were"
+        return f"No case was judged: {skipped} skipped, so the run fails."
     if judged == 0:
         return "No case was run."
     if failing:

@@ -113,9 +113,11 @@ class DiffBudget:
     def __init__(self, size: int) -> None:
         self.left = size
 
-    def diff(self, expected: str, actual: str | None, compact: bool) -> DiffView:
+    def diff(
+        self, expected: str, actual: str | None, compact: bool, errored: bool = False
+    ) -> DiffView:
         bounds = NOTHING if self.left <= 0 else COMPACT_BOUNDS if compact else FULL
-        view = diff_view(expected, actual, bounds)
+        view = diff_view(expected, actual, bounds, errored=errored)
         self.left -= view.html_size
         if bounds is NOTHING:
             return replace(view, summary=f"{view.summary}: the page's room for diffs is used up")
@@ -138,7 +140,12 @@ def _step_view(
         verdict=verdict,
         fields=_step_fields(step, compact),
         expected=[] if show_diff or compact else text_cells(expected),
-        diff=budget.diff(expected, actual if isinstance(actual, str) else None, compact)
+        diff=budget.diff(
+            expected,
+            actual if isinstance(actual, str) else None,
+            compact,
+            errored=actual is None and bool(text(raw.get("message"))),
+        )
         if show_diff
         else None,
         message=_clip(

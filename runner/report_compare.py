@@ -1,7 +1,10 @@
 """What changed between two runs, case by case (by area and name), from their results documents.
 
-A case is failing when its verdict fails a run (`FAILING`); a case in only one of the two runs is
-listed as added or removed, whatever its verdict.
+The comparison is of what the implementation did, not of how a run judged it: a case fails when
+its texts or the implementation's answers were wrong (`FAILED`), listed as an expected failure
+or not, and an unexpected pass is a case that passed. So a case listed as an expected failure
+that starts passing is newly passing, and one still failing as expected is still failing. A case
+in only one of the two runs is listed as added or removed, whatever its verdict.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from typing import Any
 
 # Case verdicts that make a run fail (the runner's exit code 1).
 FAILING = frozenset({"fail", "equivalent-diff", "error", "timeout", "crash", "unexpected-pass"})
+# Case verdicts of an implementation that did not pass the case, expected to or not.
+FAILED = (FAILING - {"unexpected-pass"}) | {"expected-failure"}
 
 
 @dataclass(frozen=True)
@@ -60,11 +65,11 @@ def compare_results(
         change = CaseChange(key[0], key[1], before.get(key), verdict)
         if key not in before:
             added.append(change)
-        elif verdict in FAILING and before[key] in FAILING:
+        elif verdict in FAILED and before[key] in FAILED:
             still_failing.append(change)
-        elif verdict in FAILING:
+        elif verdict in FAILED:
             newly_failing.append(change)
-        elif before[key] in FAILING:
+        elif before[key] in FAILED:
             newly_passing.append(change)
     for key, verdict in before.items():
         if key not in after:

@@ -185,14 +185,18 @@ def _fold_unchanged(rows: list[DiffRow], part: bool = False) -> list[DiffRow]:
     return folded
 
 
-def diff_view(expected: str, actual: str | None, bounds: Bounds = FULL) -> DiffView:
+def diff_view(
+    expected: str, actual: str | None, bounds: Bounds = FULL, *, errored: bool = False
+) -> DiffView:
     """Expected beside actual, line by line, with changed lines and words marked, each side
-    within `bounds` (with NOTHING, only their sizes and sha256)."""
+    within `bounds` (with NOTHING, only their sizes and sha256). `errored`: no text came for the
+    step because the implementation answered it with an error (`{"error": …}`)."""
     left = shown_side(expected, "Expected text", bounds)
+    missing = "an error answered, no text" if errored else "no output received"
     if bounds.lines == 0 or bounds.chars == 0:
         sides = [left] + ([] if actual is None else [shown_side(actual, "Actual text", bounds)])
         row = DiffRow(note_cell("(not shown)"), note_cell("(not shown)"))
-        summary = "texts not shown" if actual is not None else "no output received; not shown"
+        summary = "texts not shown" if actual is not None else f"{missing}; not shown"
         return DiffView([row], summary, tuple(s.note for s in sides if s.note))
     if actual is None:
         differ = _Differ(False)
@@ -201,10 +205,9 @@ def diff_view(expected: str, actual: str | None, bounds: Bounds = FULL) -> DiffV
             rows.append(DiffRow(note_cell(gap_note(left)), _FILLER))
         rows += [DiffRow(differ.cell("del", line, False), _FILLER) for line in left.tail]
         rows = rows or [DiffRow(note_cell("(empty text)"), _FILLER)]
-        rows[0] = DiffRow(rows[0].expected, note_cell("(nothing received)"))
-        return DiffView(
-            rows, "no output received for this step", (left.note,) if left.clipped else ()
-        )
+        received = "(an error instead of a text)" if errored else "(nothing received)"
+        rows[0] = DiffRow(rows[0].expected, note_cell(received))
+        return DiffView(rows, f"{missing} for this step", (left.note,) if left.clipped else ())
     right = shown_side(actual, "Actual text", bounds)
     differs_in_newline = (
         bool(expected) and bool(actual) and (expected.endswith("\n") != actual.endswith("\n"))
@@ -226,7 +229,7 @@ def diff_view(expected: str, actual: str | None, bounds: Bounds = FULL) -> DiffV
     if differing == 0:
         summary = "no difference among the lines shown" if clipped else "identical texts"
     else:
-        summary = f"{differing:,} line{'s' if differing != 1 else ''} differ"
+        summary = f"{differing:,} line differs" if differing == 1 else f"{differing:,} lines differ"
         summary += " among those shown" if clipped else ""
     notes = tuple(side.note for side in (left, right) if side.clipped)
     return DiffView(rows, summary, notes)

@@ -1,8 +1,9 @@
 """Lines as escaped HTML with their whitespace visible.
 
 Every character reaches the page through `markupsafe.escape`, a run of ordinary characters at a
-time; spaces at the end of a line, tabs, carriage returns and other invisible characters each
-become a small marked glyph, and so does the end of each line.
+time; spaces at the end of a line, tabs, carriage returns, other invisible characters and
+characters whose canonical form is another (U+212A KELVIN SIGN is K) each become a small marked
+glyph, and so does the end of each line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from functools import lru_cache
 from itertools import pairwise
 
 from markupsafe import Markup, escape
+
+from ctxconf.terminal.textdiff import disguised
 
 from .report_lines import FULL, Bounds, Line, gap_note, shown_side
 
@@ -39,16 +42,21 @@ def _escape_code(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def _no_lookalike(text: str) -> bool:
+    return not any(disguised(char) for char in text if not char.isascii())
+
+
 @lru_cache(maxsize=4096)
 def _char_html(char: str, trailing: bool) -> str:
-    """One character that `str.isprintable` refuses, or a space or tab at the end of a line."""
+    """One character that reads as nothing or as another (`textdiff.disguised`: U+00A0, U+FEFF,
+    U+212A KELVIN SIGN), or a space or tab at the end of a line."""
     if char == " ":
         return '<span class="ws trail" title="space at end of line">·</span>' if trailing else " "
     if char == "\t":
         if trailing:
             return '<span class="tab trail" title="tab at end of line">→</span>'
         return '<span class="tab" title="tab">→</span>'
-    if char.isprintable():
+    if not disguised(char):
         return str(escape(char))
     kind = "cr" if char == "\r" else "ws"
     name = "carriage return" if char == "\r" else unicodedata.name(char, "control character")
@@ -60,7 +68,7 @@ def _char_html(char: str, trailing: bool) -> str:
 
 
 def _escape_run(text: str, trailing: bool) -> str:
-    if not trailing and text.isprintable():
+    if not trailing and text.isprintable() and (text.isascii() or _no_lookalike(text)):
         return str(escape(text))  # the common case: one call for the whole run
     return "".join(_char_html(char, trailing) for char in text)
 

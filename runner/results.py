@@ -111,12 +111,21 @@ class CaseResult:
 
 
 @dataclass(frozen=True)
+class ReadOtherwise:
+    """A decision whose every case in the run failed with the other reading's answers."""
+
+    decision: str  # its anchor
+    cases: tuple[str, ...]  # the names of its cases, in run order
+
+
+@dataclass(frozen=True)
 class Footer:
     finished: str
     duration: float
     totals: Mapping[str, int]
     exit_code: int
     interrupted: bool = False  # the run was stopped (Ctrl-C, SIGTERM, SIGHUP) before its end
+    read_otherwise: tuple[ReadOtherwise, ...] = ()  # decisions read the other way (evidence)
 
 
 @dataclass(frozen=True)
@@ -207,6 +216,9 @@ def footer_to_json(footer: Footer) -> dict[str, Any]:
         "totals": dict(footer.totals),
         "exit_code": footer.exit_code,
         "interrupted": footer.interrupted,
+        "read_otherwise": [
+            {"decision": item.decision, "cases": list(item.cases)} for item in footer.read_otherwise
+        ],
     }
 
 
@@ -263,7 +275,15 @@ def results_from_json(data: Mapping[str, Any]) -> Results:
     )
     f = data["footer"]
     footer = Footer(
-        f["finished"], f["duration"], dict(f["totals"]), f["exit_code"], f.get("interrupted", False)
+        f["finished"],
+        f["duration"],
+        dict(f["totals"]),
+        f["exit_code"],
+        f.get("interrupted", False),
+        tuple(
+            ReadOtherwise(item["decision"], tuple(item["cases"]))
+            for item in f.get("read_otherwise", [])
+        ),
     )
     return Results(header, cases, footer)
 

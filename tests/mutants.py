@@ -104,6 +104,15 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("ctx.store.full", "stores-what-was-shown", "context/session.py",
        ("full = stored if stored is not None else (sentence",
         "full = None if stored is not None else (sentence")),
+    _m("ctx.store.full", "stub-stores-its-sentence", "context/session.py",
+       ("                # rule: ctx.stub.full-only\n"
+        "                return self._insert(rid, bracket, sentence=sentence, stored=shown)",
+        "                # rule: ctx.stub.full-only\n"
+        "                return self._insert(rid, bracket, sentence=sentence)")),
+    _m("ctx.edit.patch", "files-sorted-by-path", "context/session.py",
+       ("        for file in files:\n            self._forget_reads(file.path)",
+        "        for file in sorted(files, key=lambda f: f.path):\n"
+        "            self._forget_reads(file.path)")),
     _m("ctx.recall.window", "one-line-more", "context/session.py",
        ("block=index.window(first, last))", "block=index.window(first, last + 1))")),
     _m("ctx.recall.id-form", "hash-required", "context/session.py",
@@ -272,8 +281,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("pfx.compact.after", "date-not-told-again", "prefix/session.py",
        ("        self._told.pop(_DATE, None)\n", "")),
     _m("pfx.usage.numbers", "writes-not-uncached", "prefix/usage.py",
-       ("input_total - cache_read if input_total",
-        "input_total - cache_read - (cache_write or 0) if input_total")),
+       ("_difference(input_total, cache_read))",
+        "_difference(input_total, None if cache_read is None else cache_read + (cache_write or 0)))")),
     _m("pfx.usage.numbers", "spaces-in-json", "prefix/usage.py",
        ('separators=(",", ":")', 'separators=(", ", ": ")')),
     _m("pfx.usage.unreported", "missing-as-zero", "prefix/usage.py",
@@ -317,15 +326,32 @@ MUTANTS: tuple[Mutant, ...] = (
        ('return Usage.of(_count(body, "usage", "prompt_tokens"), read, None)',
         'return Usage.of(_count(body, "usage", "prompt_tokens"), 0, None)')),
     _m("pfx.usage.bedrock", "input-tokens-as-total", "prefix/usage.py",
-       ("input_total = total - output if total is not None and output is not None else None",
+       ("input_total = _difference(total, output)",
         'input_total = _count(body, "usage", "inputTokens")')),
+    _m("pfx.usage.unreported", "null-as-zero", "prefix/usage.py",
+       ("        data = data.get(key)\n    return data",
+        "        if key in data and data[key] is None:\n            return 0\n"
+        "        data = data.get(key)\n    return data")),
+    _m("pfx.usage.openai-chat", "first-usage-chunk", "prefix/usage.py",
+       ('return _last(events, lambda e: isinstance(e.get("usage"), Mapping))',
+        "return next((e for e in events if isinstance(e, Mapping)"
+        ' and isinstance(e.get("usage"), Mapping)), {})')),
+    _m("pfx.usage.gemini", "null-cached-as-zero", "prefix/usage.py",
+       ('given = isinstance(metadata, Mapping) and "cachedContentTokenCount" in metadata',
+        'given = isinstance(metadata, Mapping) and metadata.get("cachedContentTokenCount")'
+        " is not None")),
+    _m("pfx.usage.deepseek", "no-hit-plus-miss", "prefix/usage.py",
+       ("        total = _sum(hit, miss)\n", "        total = None\n")),
+    _m("pfx.usage.mistral", "only-the-first-field", "prefix/usage.py",
+       ('        ("usage", "prompt_token_details", "cached_tokens"),\n'
+        '        ("usage", "num_cached_tokens"),\n', "")),
     _m("pfx.usage.shown", "rows-from-zero", "prefix/session.py",
        ("enumerate(self._usage, start=1)", "enumerate(self._usage, start=0)")),
     _m("pfx.usage.shown", "not-reported-as-zero", "prefix/session.py",
        ('return t.render("not_reported") if value is None else str(value)',
         'return "0" if value is None else str(value)')),
     # The history area (reference/history/): one or more per rule, none for a decision
-    # (tests/history_variants.py reads each decision the other way).
+    # (reference/history/readings.py reads each decision the other way).
     _m("hist.persist.cold-equals-live", "reload-forgets-an-overflow", "history/entries.py",
        ("            bool(data[\"reactive\"]),", "            False,")),
     _m("hist.persist.cold-equals-live", "reload-drops-text-beside-calls", "history/session.py",
@@ -455,6 +481,34 @@ MUTANTS: tuple[Mutant, ...] = (
         "        target = conversation.entries.get(to)\n"
         '        if any(e.kind == "compaction" for e in conversation.path()):\n'
         "            target = None if target not in conversation.path()[-1:] else target")),
+    _m("hist.fork.copy", "current-record-first", "history/moves.py",
+       ("        records = [fork_record(name, source.name, source.tip)]\n",
+        "        records = [fork_record(name, source.name, source.tip), current_record(name)]\n"),
+       ("        records.append(current_record(name))\n", "")),
+    _m("hist.retry.after-reload", "torn-clearing-sends-again", "history/session.py",
+       ("        if pending is not None and pending.id in self.state.ids():", "        if False:"),
+       # Sent again in words only: appending the entry again would loop its path.
+       ("        # rule: hist.retry.after-reload\n",
+        "        if pending.id in self.state.ids():\n"
+        '            return t.render("retry_sent", id=pending.id)\n')),
+    _m("hist.persist.pending", "retry-writes-pending-again", "history/session.py",
+       ("        self._turn_open = True\n        self._append(User(pending.id",
+        "        self._turn_open = True\n"
+        "        self._write([pending_record(pending.id, pending.text, pending.images)])\n"
+        "        self._append(User(pending.id")),
+    _m("hist.compact.overflow", "summary-request-measured-as-a-block", "history/ladder.py",
+       ("request = tokens(config.compact_request, config.chars_per_token)",
+        'request = tokens(f"--- user {entry_id} ---\\n" + config.compact_request,'
+        " config.chars_per_token)")),
+    _m("hist.trim.newest", "trim-counts-every-unsent-message", "history/sizing.py",
+       ("        count = counted(block.kind for block in messages[:start])",
+        "        ids = [e.id for e in self._path()]\n"
+        "        count = counted(e.kind for e in self._path()[: ids.index(cut.id)])")),
+    _m("hist.summary.chain", "count-takes-in-the-earlier-summary", "history/ladder.py",
+       ("    taken = counted(block.kind for block in start.before_tail)"
+        " + counted(kinds[i] for i in paged)",
+        "    ids = [e.id for e in plan.path]\n"
+        "    taken = counted(e.kind for e in plan.path[: ids.index(cut.id)])")),
     _m("hist.command.context", "images-left-out", "history/sizing.py",
        ('                by_kind["images"] += block.images * image_tokens', "                pass")),
     _m("hist.command.shake", "shake-needs-the-elision-minimum", "history/sizing.py",

@@ -15,13 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
-from ctxconf import __version__
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.slow  # runs the CI recipes: pre-commit installs, workflows validate
 
 CI_MD = ROOT / "docs" / "ci.md"
-PIN = f"v{__version__}"
 
 _BLOCK = re.compile(r"^```yaml\n(?P<body>.*?)^```$", re.S | re.M)
 _FILE_NAME = re.compile(r"`([^`\s]+\.ya?ml)`")
@@ -67,7 +65,8 @@ def _steps(workflow: str) -> list[dict[str, Any]]:
     return [step for job in jobs.values() for step in job["steps"]]
 
 
-def test_every_recipe_installs_ctxconf_pinned_to_this_version() -> None:
+def _pins() -> list[str]:
+    """The ref every recipe pins ctxconf to: each `pip install` line's, then pre-commit's rev."""
     installs = [
         step["run"]
         for workflow in _workflows().values()
@@ -75,12 +74,43 @@ def test_every_recipe_installs_ctxconf_pinned_to_this_version() -> None:
         if "pip install" in step.get("run", "")
     ]
     assert installs, "the workflows install nothing"
+    pins = []
     for line in installs:
-        assert re.search(rf"ctxconf @ git\+https://\S+@{re.escape(PIN)}\b", line), line
+        found = re.search(r"ctxconf @ git\+https://\S+@(?P<ref>[^\s\"]+)", line)
+        assert found, line
+        pins.append(found["ref"])
+    # The action (action.yml) at the same ref: `uses: ctxconf/ctxconf@REF`.
+    pins += [
+        step["uses"].rpartition("@")[2]
+        for workflow in _workflows().values()
+        for step in _steps(workflow)
+        if step.get("uses", "").startswith("ctxconf/ctxconf@")
+    ]
     (config,) = (yaml.safe_load(b) for n, b in _recipes().items() if n == ".pre-commit-config.yaml")
     (repo,) = config["repos"]
-    assert repo["rev"] == PIN, repo
     assert repo["repo"].startswith("https://"), repo
+    return [*pins, str(repo["rev"])]
+
+
+def test_every_recipe_pins_one_commit_of_this_repository() -> None:
+    pins = set(_pins())
+    assert len(pins) == 1, pins
+    (pin,) = pins
+    # No tag: a tag the repository does not have is a recipe that cannot install.
+    assert re.fullmatch(r"[0-9a-f]{40}", pin), f"{pin}: not a full commit hash"
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the pinned commit cannot be looked up")
+    if _git(ROOT, "rev-parse", "--is-shallow-repository") == "true":
+        pytest.skip("a shallow clone may not hold the pinned commit")
+    found = subprocess.run(
+        ["git", "cat-file", "-e", f"{pin}^{{commit}}"], cwd=ROOT, capture_output=True, timeout=60
+    )
+    assert found.returncode == 0, f"{pin} is no commit of this repository"
+    # The recipes that use the action need it at the pinned commit.
+    action = subprocess.run(
+        ["git", "cat-file", "-e", f"{pin}:action.yml"], cwd=ROOT, capture_output=True, timeout=60
+    )
+    assert action.returncode == 0, f"{pin} has no action.yml"
 
 
 def _git(cwd: Path, *args: str) -> str:

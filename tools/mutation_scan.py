@@ -1,7 +1,7 @@
 """A blind mutation scan of the reference: how many small source changes does the suite catch?
 
 Each mutant changes one token on one line of the reference's code (`reference/**/*.py`, its
-fuzzing aside) (a comparison, an arithmetic
+fuzzing and its decisions' other readings aside) (a comparison, an arithmetic
 sign, a number, a boolean, `and`/`or`, a `reversed`); the bundled cases then run against it, and
 the reference's own step checks (what `ctxconf validate` adds to the schema) read each case.
 A mutant that every case passes, and whose checks find every case valid, *survived*: either the
@@ -35,8 +35,9 @@ REFERENCE = ROOT / "reference"
 
 
 def _sources(under: Path = REFERENCE) -> list[Path]:
-    """The reference's code that runs a case: not its fuzzing, which only the fuzzer loads."""
-    skipped = {"fuzz", "fuzzing.py", "__pycache__"}
+    """The reference's code that runs a case: not its fuzzing, which only the fuzzer loads, nor
+    its decisions' other readings, which only the runner loads to compare a failing answer."""
+    skipped = {"fuzz", "fuzzing.py", "readings.py", "__pycache__"}
     found = [under] if under.is_file() else under.rglob("*.py")
     return sorted(p for p in found if not skipped & set(p.relative_to(REFERENCE).parts))
 

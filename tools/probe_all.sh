@@ -6,6 +6,7 @@
 #   tools/probe_all.sh DIR codex aider      only these
 #   UPDATE_DOCS=1 tools/probe_all.sh DIR    also put the matrix into docs/harnesses.md
 #   INSTALL_ONLY=1 / SKIP_INSTALL=1         one half of the work
+#   COMPARE=OLD/reports tools/probe_all.sh DIR   and compare every verdict with an earlier pass's
 #
 # Needs npm (any Node; Node 22 comes from the npm registry's `node` package), python3 -m venv,
 # and, for the clock scenarios, libfaketime (Debian: apt-get install faketime). Takes minutes
@@ -75,29 +76,63 @@ results=()
 for name in "${harnesses[@]}"; do
     for scenario in "${scenarios[@]}"; do
         echo "== probe $name $scenario" >&2
+        started=$(date +%s)
         "$ctxconf" probe --harness "$name" --scenario "$scenario" \
             --bin "$dir/bin" --bin "$dir/node22/node_modules/.bin" \
             --json "$dir/reports/$name-$scenario.json" --html "$dir/reports/$name-$scenario.html" \
             > "$dir/reports/$name-$scenario.txt" 2>&1
         [ -f "$dir/reports/$name-$scenario.json" ] && results+=("$dir/reports/$name-$scenario.json")
-        tail -n 12 "$dir/reports/$name-$scenario.txt" >&2
+        tail -n 14 "$dir/reports/$name-$scenario.txt" >&2
+        echo "   $name $scenario took $(( $(date +%s) - started )) s" >&2
     done
 done
 
 [ ${#results[@]} -gt 0 ] || { echo "probe_all: no results" >&2; exit 1; }
 "$ctxconf" probe --matrix "${results[@]}" --html "$dir/reports/matrix.html" --markdown "$dir/reports/matrix.md"
 echo "matrix: $dir/reports/matrix.md and matrix.html" >&2
+compared=0
+if [ -n "${COMPARE:-}" ]; then
+    # The same harness and scenario in both passes, check by check: a verdict that moved between
+    # two runs of the same code is a verdict that does not hold.
+    "$root/.venv/bin/python" - "$COMPARE" "${results[@]}" <<'PY' || compared=1
+import json
+import sys
+from pathlib import Path
+
+old_dir, new_files = Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
+same = moved = 0
+for new_file in new_files:
+    old_file = old_dir / new_file.name
+    if not old_file.is_file():
+        print(f"compare: {new_file.name}: not in {old_dir}")
+        moved += 1
+        continue
+    old = {c["id"]: c["verdict"] for c in json.loads(old_file.read_text())["checks"]}
+    for check in json.loads(new_file.read_text())["checks"]:
+        if old.get(check["id"]) == check["verdict"]:
+            same += 1
+        else:
+            moved += 1
+            was = old.get(check["id"])
+            print(f"compare: {new_file.stem} {check['id']}: {was} -> {check['verdict']}")
+print(f"compare: {same} verdicts the same, {moved} different, {len(new_files)} results files")
+sys.exit(1 if moved else 0)
+PY
+fi
 if [ "${UPDATE_DOCS:-}" = 1 ]; then
     "$root/.venv/bin/python" - "$root/docs/harnesses.md" "$dir/reports/matrix.md" <<'PY'
 import sys
 from pathlib import Path
+
+from ctxconf.userfiles.atomic import write_text_atomic
 
 doc, matrix = Path(sys.argv[1]), Path(sys.argv[2]).read_text(encoding="utf-8")
 start, end = "<!-- matrix:start -->", "<!-- matrix:end -->"
 text = doc.read_text(encoding="utf-8")
 head, _, rest = text.partition(start)
 _, _, tail = rest.partition(end)
-doc.write_text(f"{head}{start}\n{matrix}{end}{tail}", encoding="utf-8")
+write_text_atomic(doc, f"{head}{start}\n{matrix}{end}{tail}")
 PY
     echo "docs/harnesses.md updated" >&2
 fi
+exit "$compared"

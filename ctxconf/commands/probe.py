@@ -33,6 +33,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the last session's home and work folders (their path is printed)",
     )
     parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        help="simulate the prompt cache of this provider (anthropic, openai, gemini, llamacpp) "
+        "where the harness's API shape allows it; default: the shape's own",
+    )
+    parser.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="a price table over the bundled list prices (the shape of probe/data/prices.json)",
+    )
+    parser.add_argument(
         "--matrix",
         nargs="+",
         type=Path,
@@ -70,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             html=args.html,
             json=args.json,
             out=sys.stdout,
+            provider=args.provider,
+            prices=args.prices,
         )
     except (ProbeDataError, CtxconfError) as e:
         print(f"ctxconf probe: {e}", file=sys.stderr)

@@ -64,7 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the cases that did not pass as an expected-failures YAML file",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print the line of counts only")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the failures and the line of counts"
+    )
     parser.add_argument(
         "--accept-equivalent-diffs",
         action="store_true",

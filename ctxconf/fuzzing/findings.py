@@ -114,7 +114,7 @@ def _clip(lines: list[str], limit: int = _SHOWN_LINES) -> list[str]:
 def describe_finding(finding: Finding) -> list[str]:
     """The session, then each differing step as a diff of expected and actual, whitespace shown."""
     steps = finding.case["steps"]
-    out = [f"the session ({len(steps)} steps):"]
+    out = [f"the session ({len(steps)} step{'' if len(steps) == 1 else 's'}):"]
     if "limits" in finding.case:
         out.append(f"  limits {limits.dumps(finding.case['limits'])}")
     for index, step in enumerate(steps):

@@ -1,21 +1,40 @@
-"""Differences between two texts for a person to read: whitespace and line ends made visible."""
+"""Differences between two texts for a person to read: whitespace, line ends and characters
+that pass for others made visible."""
 
 from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 
-from ctxconf.terminal.controls import visible_controls
+from ctxconf.terminal.controls import code_point
 
 _TRAILING = re.compile(r"[ ]+$")
-# Beside the controls: characters some libraries take for line breaks, and the invisible BOM.
-_INVISIBLE = "\u2028\u2029\ufeff"
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def disguised(char: str) -> bool:
+    """Whether a character reads as nothing or as another one: it is not printable (a control,
+    a line or paragraph separator, a format character such as U+FEFF or U+200B, a space other
+    than U+0020 such as U+00A0), or its canonical form is another character (U+212A KELVIN SIGN
+    is K, U+2126 OHM SIGN is Ω)."""
+    if char.isascii():
+        return not char.isprintable()
+    return not char.isprintable() or unicodedata.normalize("NFC", char) != char
+
+
+def _marked(char: str) -> str:
+    return code_point(char) if disguised(char) else char
 
 
 def visible(line: str) -> str:
-    """`line` with tabs, carriage returns, trailing spaces and invisible characters shown."""
+    """`line` with tabs, carriage returns, trailing spaces, and characters that read as nothing
+    or as others (`disguised`) shown: `⟨U+00A0⟩`."""
     line = line.replace("\t", "→").replace("\r", "␍")
-    line = visible_controls(line, also=_INVISIBLE)
+    if line.isascii():
+        line = _ASCII_CONTROL.sub(lambda m: _marked(m.group()), line)
+    else:
+        line = "".join(_marked(char) for char in line)
     return _TRAILING.sub(lambda m: "·" * len(m.group()), line)
 
 

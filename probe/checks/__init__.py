@@ -8,33 +8,64 @@ exercise says "not-testable" and why; a run that sent no request it could judge 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from ..harness import ProbeRun, ProcessRun
+from ..harness import ProbeRun
 from .behaviours import long_output, reread, result_ids
-from .exact import date_note, history_prefix, no_clock, system_once, tools_fixed
+from .dated import date_note, no_clock
+from .exact import history_prefix, system_once
 from .history import cold_equals_live, no_half_turn, truncate
-from .model import CheckDef, CheckResult, _result, aside_note, split_requests
+from .markers import cache_markers
+from .measured import Shortfall, shortfalls
+from .model import EVERY_RUN, CheckDef, CheckResult, Need, _result, aside_note, split_requests
+from .params import params_stable
+from .tools import tools_fixed
 from .usage import usage_shown
 
-
-def _trouble(process: ProcessRun) -> str:
-    if process.timed_out:
-        what = "timed out"
-    elif process.exit_code is None:
-        what = "did not start"
-    else:
-        what = f"exited {process.exit_code}"
-    lines = process.stderr.strip().splitlines()
-    return f"{process.argv[0]} {what}" + (f": {lines[-1][:200]}" if lines else "")
+CLOCKED: frozenset[Need] = EVERY_RUN | {"clock"}
+RESUMED: frozenset[Need] = CLOCKED | {"resume"}
+CRASHED: frozenset[Need] = EVERY_RUN | {"resume", "kill"}
 
 
-def _no_requests(check: CheckDef, run: ProbeRun) -> CheckResult:
-    processes = [p for s in run.sessions for p in s.processes]
-    trouble = [p for p in processes if p.timed_out or p.exit_code != 0]
-    why = "; ".join(_trouble(p) for p in trouble[:2])
-    summary = "no request with tools reached the mock" + (f" ({why})" if why else "")
-    return _result(check, "error", summary)
+def _two_days(run: ProbeRun) -> str | None:
+    days = {s.date() for s in run.scenario.sessions if s is not None}
+    return run.clock_problem if len(days) >= 2 else None
+
+
+def _midnight(run: ProbeRun) -> str | None:
+    if not any(n and t.clock for n, t in enumerate(run.scenario.turns)):
+        return "the scenario does not move the clock past midnight"
+    if run.scenario.sessions[0] is None:
+        return "the scenario does not move the clock past midnight"
+    if run.clock_problem:
+        return run.clock_problem
+    if run.profile.plays_one_turn:
+        return "the harness plays one task per run: there is no turn after midnight"
+    return None
+
+
+def _crash(run: ProbeRun) -> str | None:
+    if run.scenario.killed_turn() is None:
+        return "the scenario interrupts no call"
+    if run.profile.drive.mode != "per-turn":
+        return "the harness plays every turn in one process: its profile has no resume command"
+    return None
+
+
+def _usage(run: ProbeRun) -> str | None:
+    if run.profile.usage_output is None:
+        return "the profile names no place where the harness shows cached tokens"
+    return None
+
+
+def _labelled(*labels: str) -> Callable[[ProbeRun], str | None]:
+    def applies(run: ProbeRun) -> str | None:
+        have = {s.label for s in run.scenario.steps()}
+        missing = [label for label in labels if label not in have]
+        return f"the scenario has no step labelled {missing[0]!r}" if missing else None
+
+    return applies
 
 
 CHECKS: tuple[CheckDef, ...] = (
@@ -45,6 +76,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "one system prompt per session",
         system_once,
         tells_aside=True,
+        needs=CLOCKED,
     ),
     CheckDef(
         "no-clock",
@@ -52,6 +84,8 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "no date in the system prompt",
         no_clock,
+        needs=CLOCKED,
+        applies=_two_days,
     ),
     CheckDef(
         "tools-fixed",
@@ -60,6 +94,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "a fixed tool list",
         tools_fixed,
         tells_aside=True,
+        needs=CLOCKED,
     ),
     CheckDef(
         "history-prefix",
@@ -67,6 +102,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "nothing sent is rewritten",
         history_prefix,
+        needs=RESUMED,
     ),
     CheckDef(
         "date-note",
@@ -74,6 +110,8 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "the new date as a note",
         date_note,
+        needs=RESUMED,
+        applies=_midnight,
     ),
     CheckDef(
         "usage-shown",
@@ -81,13 +119,25 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "cached tokens shown",
         usage_shown,
+        applies=_usage,
     ),
+    CheckDef(
+        "cache-markers",
+        "pfx.system.once",
+        "exact",
+        "caching declared",
+        cache_markers,
+        fails_when_short=True,
+    ),
+    CheckDef("params-stable", "pfx.system.switch", "exact", "cache parameters kept", params_stable),
     CheckDef(
         "no-half-turn",
         "hist.persist.no-half-turn",
         "exact",
         "no call without its result after a crash",
         no_half_turn,
+        needs=CRASHED,
+        applies=_crash,
     ),
     CheckDef(
         "cold-equals-live",
@@ -95,6 +145,8 @@ CHECKS: tuple[CheckDef, ...] = (
         "exact",
         "a resumed session sends what the live one did",
         cold_equals_live,
+        needs=CRASHED,
+        applies=_crash,
     ),
     CheckDef(
         "reread",
@@ -102,6 +154,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "behaviour",
         "an unchanged re-read",
         reread,
+        applies=_labelled("read", "reread"),
     ),
     CheckDef(
         "long-output",
@@ -109,6 +162,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "behaviour",
         "a 50,000-line output",
         long_output,
+        applies=_labelled("long-output"),
     ),
     CheckDef(
         "result-ids",
@@ -123,29 +177,66 @@ CHECKS: tuple[CheckDef, ...] = (
         "behaviour",
         "the call a crash interrupted",
         truncate,
+        needs=CRASHED,
+        applies=_crash,
     ),
 )
 
 
-def judge(run: ProbeRun) -> list[CheckResult]:
+@dataclass(frozen=True)
+class Judgement:
+    """Every check's result, and what the run did not do that its scenario meant."""
+
+    checks: list[CheckResult]
+    shortfalls: list[Shortfall]
+
+
+def _short(check: CheckDef, missing: list[Shortfall]) -> CheckResult:
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return _result(check, "error", missing[0].reason + more, shortfalls=len(missing))
+
+
+def judge_run(run: ProbeRun) -> Judgement:
     said = [turn.user for turn in run.scenario.turns]
     splits = [split_requests(s, said) for s in run.sessions]
     sessions = [sent for sent, _ in splits]
     aside = sum(count for _, count in splits)
+    falls = shortfalls(run, sessions)
     results = []
     for check in CHECKS:
-        if not any(sessions):
-            results.append(_no_requests(check, run))
-            continue
-        try:
-            result = check.judge(check, run, sessions)
-        except (IndexError, KeyError, ValueError, TypeError) as e:
-            # A request shaped unlike anything seen is this check's error, not the run's end.
-            result = _result(check, "error", f"cannot judge: {type(e).__name__}: {e}")
+        why = check.applies(run) if check.applies else None
+        missing = [f for f in falls if f.need in check.needs]
+        if why is not None:
+            result = _result(check, "not-testable", why)
+        elif missing and not check.fails_when_short:
+            result = _short(check, missing)
+        elif not any(sessions):
+            result = _result(check, "error", "no request with tools reached the mock")
+        else:
+            try:
+                result = check.judge(check, run, sessions)
+            except (IndexError, KeyError, ValueError, TypeError) as e:
+                # A request shaped unlike anything seen is this check's error, not the run's end.
+                result = _result(check, "error", f"cannot judge: {type(e).__name__}: {e}")
+            if missing and result.verdict != "fail":
+                result = _short(check, missing)
         if check.tells_aside and result.verdict == "pass":
             result = replace(result, summary=result.summary + aside_note(aside))
         results.append(result)
-    return results
+    return Judgement(results, falls)
 
 
-__all__ = ["CHECKS", "CheckDef", "CheckResult", "judge", "split_requests"]
+def judge(run: ProbeRun) -> list[CheckResult]:
+    return judge_run(run).checks
+
+
+__all__ = [
+    "CHECKS",
+    "CheckDef",
+    "CheckResult",
+    "Judgement",
+    "Shortfall",
+    "judge",
+    "judge_run",
+    "split_requests",
+]

@@ -48,10 +48,7 @@ def _process_of_turn(processes: list[ProcessRun], turn: int) -> int | None:
 def crash(run: ProbeRun, sessions: list[list[Sent]]) -> Crash | str:
     """The crash the run played, or why there is none to judge."""
     turn = run.scenario.killed_turn()
-    if turn is None:
-        return "the scenario interrupts no call"
-    if run.profile.drive.mode != "per-turn":
-        return "the harness plays every turn in one process: its profile has no resume command"
+    assert turn is not None, "the check applies only to a scenario with a kill"
     session, sent = run.sessions[0], sessions[0]
     killed = _process_of_turn(session.processes, turn)
     step = run.scenario.first_step_of_turn(turn)
@@ -107,7 +104,7 @@ def interrupted_call(found: Crash, sent: Sent) -> ToolCall | None:
 def no_half_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     found = crash(run, sessions)
     if isinstance(found, str):
-        return _result(check, "not-testable", found)
+        return _result(check, "error", found)
     halves = [
         {"request": s.n, "call_id": c.call_id, "tool": c.name, "message": c.message}
         for s in found.resumed
@@ -136,7 +133,7 @@ def no_half_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> 
 def cold_equals_live(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     found = crash(run, sessions)
     if isinstance(found, str):
-        return _result(check, "not-testable", found)
+        return _result(check, "error", found)
     live = found.live.request.canonical_messages()
     cold = found.resumed[0].request.canonical_messages()
     figures = {"live_request": found.live.n, "resumed_request": found.resumed[0].n}
@@ -168,7 +165,7 @@ def cold_equals_live(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]])
 def truncate(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     found = crash(run, sessions)
     if isinstance(found, str):
-        return _result(check, "not-testable", found)
+        return _result(check, "error", found)
     first = found.resumed[0]
     call = interrupted_call(found, first)
     user = run.scenario.turns[found.turn].user

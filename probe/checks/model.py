@@ -34,6 +34,13 @@ class Sent:
     cached: int
 
 
+# What a check needs the run to have done as the scenario meant (see `measured`): every turn's
+# requests, the clock where the scenario put it, each resume continuing the session, the kill
+# landing inside the call, and no request the mock had to refuse.
+Need = Literal["turns", "clock", "resume", "kill", "bodies"]
+EVERY_RUN: frozenset[Need] = frozenset({"turns", "bodies"})
+
+
 @dataclass(frozen=True)
 class CheckDef:
     id: str
@@ -42,6 +49,13 @@ class CheckDef:
     title: str
     judge: Callable[[CheckDef, ProbeRun, list[list[Sent]]], CheckResult]
     tells_aside: bool = False  # a pass says how many side requests were left out
+    needs: frozenset[Need] = EVERY_RUN
+    # Why the scenario or the profile alone leaves nothing to judge (then `not-testable`, whatever
+    # the run did), or None.
+    applies: Callable[[ProbeRun], str | None] | None = None
+    # A fail on what was sent stands though the run fell short of its scenario: what it saw (a
+    # request the provider refused) no later request can undo. Otherwise a short run is `error`.
+    fails_when_short: bool = False
 
 
 def _process_of(n: int, processes: list[ProcessRun]) -> int | None:

@@ -83,7 +83,7 @@ def usage_shown(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
         return _result(
             check,
             "not-testable",
-            "the mock reported no cached tokens (no request repeated the previous one's start)",
+            "the mock reported no cached tokens (its provider's rules read nothing from the cache)",
         )
     candidates = set(reported) | {sum(reported)}
     for session, sent in zip(run.sessions, sessions, strict=False):

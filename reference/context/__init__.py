@@ -9,6 +9,7 @@ from ..area import Area
 from . import equivalent_diff
 from .adapter import OPS, run_case
 from .config import ContextConfig, Limits
+from .readings import READINGS
 from .session import PatchFile, Session
 
 
@@ -33,6 +34,7 @@ AREA = Area(
     examples="examples",
     fuzz_module="ctxconf.reference.context.fuzz",
     id_form=(r"^#[0-9a-f]{4,}$", "# and 4 or more lowercase hex digits"),
+    readings=READINGS,
 )
 
 __all__ = ["AREA", "OPS", "ContextConfig", "Limits", "PatchFile", "Session", "run_case"]

@@ -227,7 +227,9 @@ class Session:
         if earlier is not None and earlier.text == text:
             sentence = self._texts.render("same_result", target=earlier.full_id)
             return self._insert(rid, bracket, sentence=sentence, stored=text)
+        # Only the latest result of the call counts: one from before a change is no target.
         # rule: ctx.same.changed
+        # rule: ctx.same.changed-back
         self._listings[key] = _Listing(text, rid)
         return self._output(rid, bracket, text)
 
@@ -441,6 +443,7 @@ def _canonical(value: Any) -> Any:
         return ("array", tuple(_canonical(item) for item in value))
     if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
         # rule: ctx.same.args-number-value
+        # rule: ctx.same.args-exact-decimal
         return ("number", Decimal(value))  # Decimals are equal, and hash alike, by exact value
     return (type(value).__name__, value)
 

@@ -19,6 +19,7 @@ from .entries import (
     Trim,
     User,
 )
+from .readings import READINGS
 from .request import Block, RequestView
 from .session import HistorySession, HistoryStepError
 from .steps import HISTORY_OPS, run_history_case, run_history_steps
@@ -36,6 +37,7 @@ AREA = Area(
     case_schema=HERE / "case.schema.json",
     loop_schema=HERE / "loop.schema.json",
     fuzz_module="ctxconf.reference.history.fuzz",
+    readings=READINGS,
 )
 
 __all__ = [

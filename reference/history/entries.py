@@ -6,7 +6,7 @@ An entry is never changed once appended; a fork copies entries under new ids (`r
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -124,6 +124,13 @@ Entry = User | Assistant | Result | Digest | Trim | Compaction
 
 def is_message(entry: Entry) -> bool:
     return entry.kind in MESSAGE_KINDS
+
+
+def counted(kinds: Iterable[str]) -> int:
+    """How many messages a count shows among entries or blocks of these kinds (a trim's, a
+    snapshot's, a summary's): every message, a digest among them."""
+    # rule: hist.rewind.digest-counted
+    return sum(1 for kind in kinds if kind in MESSAGE_KINDS)
 
 
 def cut_of(entry: Entry) -> str | None:

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .config import HistoryConfig
-from .entries import Assistant, Compaction, Entry, Result, Snapshot, Summary, User
+from .entries import (
+    Assistant,
+    Compaction,
+    Entry,
+    Result,
+    Snapshot,
+    Summary,
+    User,
+    counted,
+)
 from .request import (
     Block,
     RequestView,
@@ -155,7 +164,8 @@ def _snapshot(plan: Plan, start: Start, config: HistoryConfig) -> tuple[Plan, in
     assert cut is not None
     draft = Snapshot(head_id, source, cut.id, 0)
     chars = len(snapshot_source(plan.path, draft, config))
-    return replace(plan, snapshot=replace(draft, chars=chars)), len(source)
+    kinds = {entry.id: entry.kind for entry in plan.path}
+    return replace(plan, snapshot=replace(draft, chars=chars)), counted(kinds[i] for i in source)
 
 
 def _ids(blocks: Sequence[Block]) -> tuple[str, ...]:
@@ -192,12 +202,16 @@ def _summary(plan: Plan, start: Start, text: str) -> tuple[Plan, int]:
     chained = (
         previous.id if isinstance(previous, Compaction) and previous.summary is not None else None
     )
+    # The files of the whole path before the cut, those of an unsent or summarised part too.
+    # rule: hist.summary.files-whole-path
     summary = Summary(text, cut.id, chained, read_paths(plan.path, cut.id))
     # The messages it stands for: those before the tail, and those an earlier snapshot paged.
     paged = (
         previous.snapshot.source if isinstance(previous, Compaction) and previous.snapshot else ()
     )
-    return replace(plan, summary=summary), len(start.before_tail) + len(paged)
+    kinds = {entry.id: entry.kind for entry in plan.path}
+    taken = counted(block.kind for block in start.before_tail) + counted(kinds[i] for i in paged)
+    return replace(plan, summary=summary), taken
 
 
 def _summarisable(start: Start) -> bool:
@@ -301,6 +315,8 @@ def run_ladder(
         lines.append(t.render("summary_missing"))
     if plan.empty:
         return Run(None, tuple(lines), before, before, stopped)
+    # What the rungs before a stop did is kept, so the request line follows the stop's.
+    # rule: hist.ladder.stop-then-request
     lines.append(t.render("request_change", before=before, after=current))
     return Run(plan.entry(), tuple(lines), before, current, stopped)
 

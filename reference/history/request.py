@@ -18,6 +18,7 @@ from .entries import (
     Summary,
     Trim,
     User,
+    counted,
     cut_of,
     is_message,
 )
@@ -216,7 +217,8 @@ def messages_view(
         start = locate(first)
         if isinstance(cut, Trim):
             # rule: hist.trim.recorded
-            front.append(_front("marker", config.texts.render("trimmed", count=start), config))
+            count = counted(entry.kind for entry in messages[:start])
+            front.append(_front("marker", config.texts.render("trimmed", count=count), config))
         elif cut.summary is not None:
             # rule: hist.summary.chain
             front.append(summary_block(cut.id, cut.summary, config))
@@ -224,7 +226,8 @@ def messages_view(
             snap = cut.snapshot
             head = messages[locate(snap.head)]
             front.append(replace(message_block(head, config, effects), front=True))
-            front.append(snapshot_block(cut.id, snap, len(snap.source), config))
+            drawn = counted(messages[locate(i)].kind for i in snap.source)
+            front.append(snapshot_block(cut.id, snap, drawn, config))
         messages = messages[start:]
     # rule: hist.tree.path
     if known is None:

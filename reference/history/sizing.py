@@ -7,7 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from .core import HistoryStepError, SessionCore
-from .entries import Compaction, Trim, User
+from .entries import Compaction, Trim, User, counted
 from .ladder import (
     RUNGS,
     SHAKE_RUNGS,
@@ -40,7 +40,8 @@ class SizeSteps(SessionCore):
         # rule: hist.trim.recorded
         self._write([entry_record(self.state.current, Trim(entry_id, self._tip, cut.id))])
         kept = sum(block.tokens for block in messages[start:])
-        return t.render("trim_done", count=start, tokens=kept)
+        count = counted(block.kind for block in messages[:start])
+        return t.render("trim_done", count=count, tokens=kept)
 
     @property
     def target(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..area import Area
 from .checks import step_problems
 from .config import PrefixConfig
+from .readings import READINGS
 from .session import (
     PREFIX_OPS,
     McpServer,
@@ -26,6 +27,7 @@ AREA = Area(
     step_problems=step_problems,
     run=run_prefix_steps,
     fuzz_module="ctxconf.reference.prefix.fuzz",
+    readings=READINGS,
 )
 
 __all__ = [

@@ -187,6 +187,8 @@ class PrefixSession:
         self._history.clear()
         # A wrap-up lasts until the person's next message, through a compaction too.
         # rule: pfx.wrap.through-compaction
+        # The prompt and tools are made now, not when the next request is built.
+        # rule: pfx.compact.made-at-once
         self._make_prompt()
         # The notes went with the history: what the new prompt does not hold is told again.
         # rule: pfx.compact.after

@@ -11,8 +11,10 @@ uncached rest. A number the response does not report is `None`, never a made-up 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 
@@ -30,10 +32,7 @@ class Usage:
         # Uncached is what the total holds besides the cache reads: known only when both are.
         # rule: pfx.usage.numbers
         # rule: pfx.usage.uncached-writes
-        uncached = (
-            input_total - cache_read if input_total is not None and cache_read is not None else None
-        )
-        return cls(input_total, cache_read, cache_write, uncached)
+        return cls(input_total, cache_read, cache_write, _difference(input_total, cache_read))
 
     def as_dict(self) -> dict[str, int | None]:
         return {
@@ -64,16 +63,39 @@ def _dig(data: object, *keys: str) -> object:
     return data
 
 
+def _whole(value: object) -> int | None:
+    """A JSON number's value when it is a whole number (`100`, `100.0`, `1e2`), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    # rule: pfx.usage.whole-by-value
+    if isinstance(value, float | Decimal) and math.isfinite(value) and value == int(value):
+        return int(value)
+    return None
+
+
 def _count(data: object, *keys: str) -> int | None:
     """A token count at `keys`, or None when it is absent, null, not a whole number or negative."""
-    value = _dig(data, *keys)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    value = _whole(_dig(data, *keys))
+    if value is None or value < 0:
         # rule: pfx.usage.unreported
         return None
     return value
 
 
+def _difference(minuend: int | None, subtrahend: int | None) -> int | None:
+    """A count computed as a difference; None when a part is not reported or it is negative."""
+    if minuend is None or subtrahend is None:
+        return None
+    difference = minuend - subtrahend
+    # rule: pfx.usage.negative-not-reported
+    return difference if difference >= 0 else None
+
+
 def _first_count(data: object, *paths: tuple[str, ...]) -> int | None:
+    """The first of the paths' counts that is one: a field present but null is passed over."""
+    # rule: pfx.usage.mistral-first-count
     for path in paths:
         found = _count(data, *path)
         if found is not None:
@@ -194,7 +216,7 @@ def _bedrock(body: Mapping[str, Any]) -> Usage:
     # rule: pfx.usage.bedrock
     # rule: pfx.usage.bedrock-no-fallback
     # rule: pfx.usage.bedrock-total
-    input_total = total - output if total is not None and output is not None else None
+    input_total = _difference(total, output)
     return Usage.of(
         input_total,
         _count(body, "usage", "cacheReadInputTokens"),

@@ -165,3 +165,14 @@ def test_a_bad_expected_failures_file_is_one_error_with_its_place(tmp_path: Path
     assert f"{listing.name}:1:" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert " passed" not in done.stdout
+
+
+def test_the_help_names_every_implementation_form_and_the_spec_it_uses(tmp_path: Path) -> None:
+    from ctxconf.runner.transports import SPEC_FORMS
+
+    done = _pytest(tmp_path, "--help")
+    assert done.returncode == 0, done.stderr
+    help_text = " ".join(done.stdout.split())  # argparse wraps the lines
+    for form in SPEC_FORMS.replace(" or ", ", ").split(", "):
+        assert form.split()[0] in help_text, form
+    assert "default: the spec bundled with ctxconf, wherever pytest runs" in help_text

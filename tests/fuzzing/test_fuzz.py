@@ -16,6 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 
 from ctxconf.fuzzing import fuzz as fuzz_module
+from ctxconf.fuzzing.findings import describe_finding
 from ctxconf.fuzzing.fuzz import (
     RULES_GUESSED,
     Finding,
@@ -69,6 +70,24 @@ def test_the_reference_agrees_with_itself(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("reports/*.json"))
 
 
+# docs/fuzzing.md's sample finding: this fault, found with this seed.
+SAMPLE_FAULT = "stops_stubbing"
+_COUNTS = re.compile(r"after \d+ sessions, shrunk in \d+ more runs \([\d.]+ s\)")
+
+
+def _sample_lines() -> list[str]:
+    """The sample of docs/fuzzing.md from the line after its command to its `wrote` line, the
+    counts and time of its search left out (they are this machine's and Hypothesis's)."""
+    text = (REPO / "docs" / "fuzzing.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n\$ ctxconf fuzz (?P<args>[^\n]*)\n(?P<body>.*?)```", text, re.S)
+    assert block, "docs/fuzzing.md has no sample finding"
+    assert f"python:tests.faulty.{SAMPLE_FAULT} --seed 1" in block["args"]
+    lines = block["body"].split("\n")
+    return [_COUNTS.sub("after N", line) for line in lines[: lines.index("") + 1]] + [
+        line for line in lines if line.startswith(("the session", "  ", "step "))
+    ]
+
+
 @pytest.mark.parametrize("fault", [f for f in FAULTY if f != "crash_on_recall"])
 def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
     fault: str, tmp_path: Path
@@ -79,6 +98,12 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
                       "--out", tmp_path, cwd=tmp_path, expect=1)
     assert "disagreement found after" in done.stdout
     assert re.search(r"^step \d+ \(\w+\) differs:$", done.stdout, re.MULTILINE), str(done)
+    if fault == SAMPLE_FAULT:  # the search docs/fuzzing.md shows: its output as written there
+        lines = done.stdout.split("\n")
+        shown = [_COUNTS.sub("after N", line) for line in lines[: lines.index("") + 1]] + [
+            line for line in lines if line.startswith(("the session", "  ", "step "))
+        ]
+        assert shown == _sample_lines(), str(done)
     path = written_case_file(tmp_path)
     assert validate_files([path]) == []
     document = json.loads(path.read_text(encoding="utf-8"))
@@ -323,6 +348,15 @@ def test_rules_are_guessed_from_the_differing_step(steps: list[dict[str, Any]], 
     expected = tuple(run_case(case, CONFIG))
     finding = Finding(case, expected, (*expected[:-1], "[#0000] something else"), (len(steps) - 1,))
     assert rule in guess_rules(finding, CONFIG)
+
+
+@pytest.mark.parametrize(("count", "heading"), [(1, "the session (1 step):"),
+                                              (2, "the session (2 steps):")])
+def test_a_finding_counts_its_steps_in_words(count: int, heading: str) -> None:
+    case = {"steps": [{"op": "output", "tool": "bash", "args": {}, "text": "a"}] * count}
+    expected = tuple(run_case(case, CONFIG))
+    finding = Finding(case, expected, (*expected[:-1], "[#0000] something else"), (count - 1,))
+    assert describe_finding(finding)[0] == heading
 
 
 def test_every_rule_it_can_guess_is_a_rule_of_the_spec() -> None:

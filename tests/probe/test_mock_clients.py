@@ -72,8 +72,11 @@ def test_chat_streamed_without_usage_has_no_usage_chunk(mock: MockServer) -> Non
 
 def test_chat_not_streamed_reports_the_shared_prefix_as_cached(mock: MockServer) -> None:
     client = _chat(mock)
-    first = [{"role": "system", "content": "You help." * 50}, {"role": "user", "content": "go"}]
-    client.chat.completions.create(model="m", messages=first, tools=CHAT_TOOLS)
+    # Over OpenAI's 1,024 tokens: what the second request shares is read, in 128-token steps.
+    first = [{"role": "system", "content": "You help." * 600}, {"role": "user", "content": "go"}]
+    opening = client.chat.completions.create(model="m", messages=first, tools=CHAT_TOOLS)
+    assert opening.usage is not None and opening.usage.prompt_tokens_details is not None
+    assert opening.usage.prompt_tokens_details.cached_tokens == 0
     call = {
         "id": "call_probe_0",
         "type": "function",
@@ -87,7 +90,10 @@ def test_chat_not_streamed_reports_the_shared_prefix_as_cached(mock: MockServer)
     answer = client.chat.completions.create(model="m", messages=second, tools=CHAT_TOOLS)
     assert answer.choices[0].message.content == STEPS[1].value
     usage = answer.usage
-    assert usage is not None and 0 < usage.prompt_tokens_details.cached_tokens < usage.prompt_tokens
+    assert usage is not None and usage.prompt_tokens_details is not None
+    cached = usage.prompt_tokens_details.cached_tokens or 0
+    assert 1024 <= cached < usage.prompt_tokens and cached % 128 == 0
+    assert cached <= opening.usage.prompt_tokens < usage.prompt_tokens
 
 
 @pytest.mark.slow
@@ -128,13 +134,47 @@ def test_anthropic_stream_and_body_and_count_tokens(mock: MockServer) -> None:
     assert final.content[0].type == "tool_use" and final.content[0].input == {
         "file_path": "/work/A.txt"
     }
-    assert final.usage.cache_read_input_tokens is not None
-    body = client.messages.create(
-        model="m", max_tokens=100, system="You help.", messages=messages, tools=tools
-    )
-    assert body.stop_reason == "tool_use" and body.usage.cache_read_input_tokens > 0
+    assert final.usage.cache_read_input_tokens == 0  # no breakpoint, nothing cached
+    assert final.usage.cache_creation_input_tokens == 0
+    # A marked system prompt over the model's 1,024 tokens: written once, then read.
+    system = [{"type": "text", "text": "You help. " * 600, "cache_control": {"type": "ephemeral"}}]
+    bodies = [
+        client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=100, system=system, messages=messages, tools=tools
+        )
+        for _ in range(2)
+    ]
+    written, read = bodies[0].usage, bodies[1].usage
+    assert bodies[1].stop_reason == "tool_use"
+    assert written.cache_read_input_tokens == 0 and (written.cache_creation_input_tokens or 0) > 0
+    assert read.cache_read_input_tokens == written.cache_creation_input_tokens
+    assert read.cache_creation_input_tokens == 0 and read.input_tokens == written.input_tokens
+    assert written.cache_creation is not None
+    assert written.cache_creation.ephemeral_5m_input_tokens == written.cache_creation_input_tokens
     count = client.messages.count_tokens(model="m", messages=messages)
     assert count.input_tokens > 0
+
+
+def test_a_fifth_anthropic_breakpoint_is_the_apis_400(mock: MockServer) -> None:
+    client = anthropic.Anthropic(base_url=mock.base_url, api_key="sk-ant-secret", max_retries=0)
+    mark = {"type": "ephemeral"}
+    blocks = [{"type": "text", "text": f"part {n}", "cache_control": mark} for n in range(5)]
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        client.messages.create(
+            model="claude-sonnet-4-5",
+            max_tokens=100,
+            messages=[{"role": "user", "content": blocks}],
+            tools=[{"name": "Read", "input_schema": {"type": "object"}}],
+        )
+    assert refused.value.status_code == 400
+    assert refused.value.body == {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+        },
+    }
+    assert [e["kind"] for e in read_log(mock.model.log)] == ["api-error"]
 
 
 @pytest.mark.slow

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.checks import judge
 from ctxconf.probe.harness import ProbeRun, SessionRun
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
+
+from .helpers import judge_one
 
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
 
@@ -58,8 +59,7 @@ def test_head_and_tail_are_found_however_the_output_is_wrapped(result: str) -> N
         load_profile("pi"), load_scenario("basic"), None, datetime.now(), datetime.now(), None
     )
     run.sessions.append(SessionRun(0, None, [_entry(1, 3, result)], []))
-    checks = {c.id: c for c in judge(run)}
-    figures = checks["long-output"].figures
+    figures = judge_one("long-output", run).figures
     assert (figures["behaviour"], figures["head_lines"], figures["tail_lines"]) == (
         "head and tail",
         2,
@@ -87,6 +87,5 @@ def test_a_harness_without_tools_has_its_output_found_in_its_messages() -> None:
         load_profile("aider"), load_scenario("basic"), None, datetime.now(), datetime.now(), None
     )
     run.sessions.append(SessionRun(0, None, [entry], []))
-    checks = {c.id: c for c in judge(run)}
-    assert checks["long-output"].figures["behaviour"] == "full"
-    assert checks["reread"].verdict == "not-testable"
+    assert judge_one("long-output", run).figures["behaviour"] == "full"
+    assert judge_one("reread", run).verdict == "not-testable"

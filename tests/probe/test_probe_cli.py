@@ -101,7 +101,7 @@ def _hanging_profile(tmp_path: Path, code: str, **more: object) -> Path:
 def test_a_hanging_harness_is_killed_and_its_checks_are_errors(tmp_path: Path) -> None:
     hang = _hanging_profile(tmp_path, "import time; time.sleep(60)", timeout=1)
     done = ctxconf("probe", "--harness", hang, "--json", tmp_path / "r.json", expect=1, timeout=60)
-    assert "no request with tools reached the mock" in done.stdout and "timed out" in done.stdout
+    assert "turn 1 sent no request: the process timed out after" in done.stdout
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["processes"][0]["timed_out"] is True
 
@@ -190,3 +190,12 @@ def test_an_interrupted_probe_exits_130_and_leaves_no_harness_running(tmp_path: 
             break
         time.sleep(0.1)
     assert not harness.exists(), "the harness still runs"
+
+
+def test_a_provider_that_does_not_serve_the_harnesss_shape_is_refused_before_it_runs(
+    tmp_path: Path,
+) -> None:
+    profile = fake_profile(tmp_path, "gemini")
+    done = ctxconf("probe", "--harness", profile, "--provider", "openai", expect=2)
+    assert "provider 'openai' serves openai-chat, openai-responses, not the gemini" in done.stderr
+    assert not (tmp_path / "logs").exists()

@@ -96,9 +96,13 @@ def _judged(
 
 
 def _assert_not_testable(checks: dict[str, CheckResult], why: str) -> None:
+    _assert_verdict(checks, "not-testable", why)
+
+
+def _assert_verdict(checks: dict[str, CheckResult], verdict: str, why: str) -> None:
     for check_id in HISTORY_CHECKS:
-        assert checks[check_id].verdict == "not-testable", checks[check_id]
-        assert why in checks[check_id].summary
+        assert checks[check_id].verdict == verdict, checks[check_id]
+        assert why in checks[check_id].summary, checks[check_id]
 
 
 def test_a_scenario_without_a_crash_leaves_the_history_checks_not_testable(
@@ -137,17 +141,19 @@ def _resumes_once(then: str) -> list[str]:
     return [sys.executable, "-c", code, *fake]
 
 
-def test_a_resume_that_sends_no_request_is_not_testable_and_says_why(tmp_path: Path) -> None:
+def test_a_resume_that_sends_no_request_is_an_error_that_says_why(tmp_path: Path) -> None:
     refuse = "sys.exit('resume is not supported')"
     checks = _judged(tmp_path, _with_resume(tmp_path, _resumes_once(refuse)))
-    _assert_not_testable(checks, "sent no request")
+    _assert_verdict(checks, "error", "turn 3 sent no request: the process exited 1")
     assert "resume is not supported" in checks["no-half-turn"].summary
 
 
-def test_a_resume_that_starts_a_new_session_is_not_testable(tmp_path: Path) -> None:
+def test_a_resume_that_starts_a_new_session_is_an_error_that_says_so(tmp_path: Path) -> None:
     fresh = "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
     checks = _judged(tmp_path, _with_resume(tmp_path, _resumes_once(fresh)))
-    _assert_not_testable(checks, "new session")
+    _assert_verdict(checks, "error", "the resume of turn 3 started a new session")
+    assert "started a new session" in checks["history-prefix"].summary
+    assert "rewrote" not in checks["history-prefix"].summary
 
 
 @pytest.mark.parametrize(

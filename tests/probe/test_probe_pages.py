@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxconf.probe.harness import VERSION_NUMBER
-from ctxconf.probe.pages import matrix_html, matrix_markdown, matrix_rows
+from ctxconf.probe.pages import matrix_html, matrix_markdown, matrix_rows, run_page
 
 
 def _run(scenario: str, **verdicts: str) -> dict[str, Any]:
@@ -56,3 +56,36 @@ def test_a_version_is_the_number_in_what_the_version_command_printed() -> None:
     ]:
         found = VERSION_NUMBER.search(printed)
         assert found is not None and found.group(0) == number
+
+
+def test_the_run_page_shows_what_did_not_happen_and_what_was_left_running_escaped() -> None:
+    run = _run("basic", system_once="error")
+    run.update(
+        {
+            "description": "",
+            "finished": run["started"],
+            "requests": 1,
+            "ctxconf_version": "0",
+            "clock_problem": None,
+            "shortfalls": [{"need": "turns", "turn": 1, "reason": "turn 1 sent <b>no</b> request"}],
+            "processes": [
+                {
+                    "session": 1,
+                    "turns": [1],
+                    "argv": ["h"],
+                    "exit_code": 0,
+                    "seconds": 1.0,
+                    "timed_out": False,
+                    "requests": 1,
+                    "stderr_tail": "",
+                    "left_running": ["tmux (tmux <new-session>)"],
+                }
+            ],
+        }
+    )
+    run["scenario"]["description"] = ""
+    for check in run["checks"]:
+        check.update({"anchor": "pfx.system.once", "figures": {}})
+    page = run_page(run)
+    assert "turn 1 sent &lt;b&gt;no&lt;/b&gt; request" in page
+    assert "tmux (tmux &lt;new-session&gt;)" in page and "<new-session>" not in page

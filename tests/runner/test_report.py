@@ -411,6 +411,8 @@ TEXT_CASES = [
     TextCase("final-newline", "a", "a\n", ('class="noeol"', 'class="eol"')),
     TextCase("control", "a", "a\x1b", ("\\x1b",)),
     TextCase("no-break-space", "a b", "a\u00a0b", ("\\xa0", "no-break space")),
+    TextCase("kelvin-sign", "OK", "O\u212a", ("\\u212a", "kelvin sign")),
+    TextCase("zero-width-space", "ab", "a\u200bb", ("\\u200b", "zero width space")),
     TextCase("extra-line", "a", "a\nb", ('<span class="chg">b',)),
     TextCase("nothing-received", "a", None, ("(nothing received)",)),
     TextCase("markup", "<b>", "<i>&", ("&lt;", "&amp;")),
@@ -427,6 +429,19 @@ def test_diff_view_marks(case: TextCase) -> None:
     assert "<b>" not in html and "<i>" not in html
     sides = {row.actual.kind for row in view.rows} | {row.expected.kind for row in view.rows}
     assert sides & {"del", "ins"}, "a difference must mark a line"
+
+
+def test_a_step_answered_with_an_error_says_so_not_that_nothing_came(tmp_path: Path) -> None:
+    doc = _with_verdicts({"stub-only-inside-an-earlier-read": "fail"})
+    step = doc["cases"][0]["steps"][2]
+    step.update(actual=None, verdict="fail", message="the implementation answered: not yet")
+    path = tmp_path / "r.html"
+    write_html(doc, path)
+    page = path.read_text(encoding="utf-8")
+    assert "(an error instead of a text)" in page
+    assert "an error answered, no text for this step" in page
+    assert "the implementation answered: not yet" in page
+    assert "nothing received" not in page and "no output received" not in page
 
 
 def test_identical_texts_mark_nothing() -> None:
@@ -510,6 +525,35 @@ def test_compare_results_sorts_every_case() -> None:
         ("same-listing-is-stub", None, "timeout")
     ]
     assert [(c.name, c.after) for c in result.removed] == [("created-file-and-empty-file", None)]
+
+
+def test_compare_with_expected_failures_follows_what_the_implementation_did() -> None:
+    # Both runs listed three cases as expected failures; in the later one two pass.
+    earlier = {
+        "reread-unchanged-is-stub": "expected-failure",
+        "stub-only-inside-an-earlier-read": "expected-failure",
+        "read-after-own-edit-is-full": "expected-failure",
+        "cap-keeps-head-and-tail": "pass",
+    }
+    later = {
+        **earlier,
+        "reread-unchanged-is-stub": "unexpected-pass",
+        "stub-only-inside-an-earlier-read": "unexpected-pass",
+        "cap-keeps-head-and-tail": "expected-failure",
+    }
+    result = compare_results(_with_verdicts(earlier), _with_verdicts(later))
+    assert sorted(c.name for c in result.newly_passing) == [
+        "reread-unchanged-is-stub", "stub-only-inside-an-earlier-read",
+    ]  # fmt: skip
+    assert [c.name for c in result.still_failing] == ["read-after-own-edit-is-full"]
+    # A case that passed and now fails is newly failing, though it is listed as expected.
+    assert [c.name for c in result.newly_failing] == ["cap-keeps-head-and-tail"]
+    # And back: the unexpected passes fail again.
+    back = compare_results(_with_verdicts(later), _with_verdicts(earlier))
+    assert sorted(c.name for c in back.newly_failing) == [
+        "reread-unchanged-is-stub", "stub-only-inside-an-earlier-read",
+    ]  # fmt: skip
+    assert [c.name for c in back.newly_passing] == ["cap-keeps-head-and-tail"]
 
 
 def _write(path: Path, doc: dict[str, Any]) -> Path:
@@ -668,6 +712,15 @@ def test_cases_never_sent_are_not_counted_in_the_status() -> None:
     doc["cases"].append(copy.deepcopy(doc["cases"][0]) | {"name": "x", "verdict": "skipped"})
     doc["cases"][0]["verdict"] = "skipped"  # its area is not offered: never sent
     assert build_view(doc, {}).status == "1 of 1 case failing"
+
+
+def test_a_run_whose_every_case_was_skipped_is_no_pass() -> None:
+    skipped = {"reread-unchanged-is-stub": "skipped", "cap-keeps-head-and-tail": "skipped"}
+    doc = _with_verdicts(skipped)
+    doc["footer"]["exit_code"] = 1
+    view = build_view(doc, {})
+    assert view.status == "No case was judged: all 2 cases were skipped, so the run fails."
+    assert not view.passed
 
 
 @pytest.mark.slow

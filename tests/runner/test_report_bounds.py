@@ -106,7 +106,9 @@ def test_memory_is_bounded_by_what_is_shown() -> None:
 def test_unchanged_runs_fold_and_the_changed_line_keeps_its_context() -> None:
     expected = _numbered(500)
     view = diff_view(expected, expected.replace("line 250 of", "line 250 in"))
-    assert view.summary == "1 line differ"
+    assert view.summary == "1 line differs"
+    two = diff_view(expected, expected.replace("line 2 of", "line 2 in").replace("line 9 of", "9"))
+    assert two.summary == "2 lines differ"
     assert len(view.rows) < 20
     notes = [str(row.expected.html) for row in view.rows if row.expected.kind == "note"]
     assert any("unchanged" in note for note in notes)

@@ -341,7 +341,7 @@ def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(
 
 
 def test_the_spec_folder_is_named_first(tmp_path: Path) -> None:
-    done = ctxconf("run", "--impl", "reference", "-q", cwd=tmp_path)
+    done = ctxconf("run", "--impl", "reference", cwd=tmp_path)
     assert done.stderr.split("\n")[0].startswith(f"spec: {bundled_spec_dir().resolve()} (")
 
 
@@ -376,10 +376,29 @@ def test_failures_end_with_a_summary_per_rule(tmp_path: Path) -> None:
     assert _summary(done) == (len(CASES) - len(STUB_CASES), len(STUB_CASES))
 
 
-def test_quiet_prints_the_line_of_counts_only(tmp_path: Path) -> None:
+def test_quiet_prints_the_failures_and_the_line_of_counts_only(tmp_path: Path) -> None:
     done = _never_stub(tmp_path, "-q", expect=1)
-    assert done.stdout.count("\n") == 1
+    loud = _never_stub(tmp_path, expect=1)
+    assert done.stderr == "", done  # no "spec: …", no "wrote …"
+    assert loud.stderr.startswith("spec: ") and "\nwrote " in loud.stderr, loud
+    failures = loud.stdout[: loud.stdout.index("per rule: ")]
+    assert done.stdout.startswith(failures), done
+    assert done.stdout[len(failures) :].count("\n") == 1, done  # then the line of counts alone
     assert _summary(done) == (len(CASES) - len(STUB_CASES), len(STUB_CASES))
+
+
+def test_a_run_that_skipped_every_case_fails_and_says_why(tmp_path: Path) -> None:
+    (tmp_path / "skips.py").write_text(
+        "from ctxconf.runner import reference_impl\n"
+        "hello = reference_impl.hello\n"
+        "def run(request):\n"
+        "    return {'seq': request['seq'], 'skipped': 'not wired up yet'}\n",
+        encoding="utf-8",
+    )
+    done = ctxconf("run", "--impl", "python:skips", "-k", "stub", "--json", "r.json",
+                   cwd=tmp_path, expect=1)  # fmt: skip
+    assert "nothing was judged: the implementation skipped every case" in done.stderr, done
+    assert re.search(r"^0 passed, 0 failed, \d+ skipped in ", done.stdout, re.M), done
 
 
 # -- expected failures written and read back -------------------------------------------------
@@ -401,6 +420,18 @@ def test_write_expected_failures_then_run_green(tmp_path: Path) -> None:
     assert {c.name for c in known} == set(STUB_CASES)
     assert all(c.expected_failure and c.expected_failure.entry == c.name for c in known)
     assert all(any(s.verdict == "fail" for s in c.steps) for c in known)  # the real outcome kept
+
+
+def test_written_expected_failures_keep_the_implementations_own_reason(tmp_path: Path) -> None:
+    listed = tmp_path / "known.yaml"
+    ctxconf("run", "--impl", "python:partial_context", "--json", tmp_path / "r.json",
+            "--write-expected-failures", listed, cwd=FAUX, expect=1)  # fmt: skip
+    import yaml
+
+    written = yaml.safe_load(listed.read_text(encoding="utf-8"))
+    edit = next(c for c in CASES if c["name"] in written and c["steps"][0]["op"] == "edit")
+    assert written[edit["name"]].startswith("fail: step 0 (edit): the implementation answered: "
+                                            "edit is not implemented yet"), written  # fmt: skip
 
 
 def test_a_rule_entry_that_covers_passing_cases_names_itself(tmp_path: Path) -> None:

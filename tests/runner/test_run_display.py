@@ -4,7 +4,9 @@ and the -k expression language."""
 from __future__ import annotations
 
 import io
+import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -13,6 +15,7 @@ from ctxconf.runner.display import (
     MAX_SHOWN_CHARS,
     Progress,
     describe_failure,
+    rule_summary,
     summary_line,
     visible_diff,
 )
@@ -29,8 +32,12 @@ from ctxconf.runner.selection import parse_selector
         ("a\nb", "a\r\nb", ["-a⏎", "+a␍⏎"]),
         ("a\nb", "a\nb\n", ["-b", "+b⏎"]),
         ("x\ny  \nz", "x\ny\nz", ["-y··⏎", "+y⏎", " z"]),
+        ("OK 1 K", "OK\u00a01\u200b \u212a", ["-OK 1 K", "+OK⟨U+00A0⟩1⟨U+200B⟩ ⟨U+212A⟩"]),
     ],
-    ids=["trailing-space", "tab", "carriage-return", "final-newline", "context-unmarked"],
+    ids=[
+        "trailing-space", "tab", "carriage-return", "final-newline", "context-unmarked",
+        "look-alikes",
+    ],
 )
 def test_visible_diff(expected: str, actual: str, lines: list[str]) -> None:
     diff = visible_diff(expected, actual).split("\n")
@@ -141,6 +148,38 @@ def test_a_step_the_implementation_could_not_do_shows_its_message() -> None:
     text = describe_failure(case)
     assert "FAIL a-case step 0 (output)" in text
     assert "the implementation answered: no recall yet" in text
+
+
+def test_a_steps_input_shows_characters_that_pass_for_others_escaped() -> None:
+    path = "a\u00a0b\ufeffc\u212a\u2028d\x7fé—…😀"
+    case = _failed("y\n")
+    step = StepResult(0, {"op": "read", "path": path}, "x\n", "y\n", "fail")
+    text = describe_failure(replace(case, steps=(step,)))
+    line = next(line for line in text.split("\n") if line.startswith("  input: "))
+    assert line == '  input: {"op": "read", "path": "a\\u00a0b\\ufeffc\\u212a\\u2028d\\u007fé—…😀"}'
+    assert json.loads(line.removeprefix("  input: "))["path"] == path  # still the JSON sent
+
+
+def _judged(name: str, rules: tuple[str, ...], verdict: CaseVerdict) -> CaseResult:
+    return CaseResult("context", "c.json", name, "", rules, verdict, "", 0.0, "", ())
+
+
+def test_a_rule_whose_cases_pass_unexpectedly_is_no_fail() -> None:
+    cases = [
+        *(_judged(f"more-{i}", ("ctx.read.more",), "unexpected-pass") for i in range(4)),
+        _judged("range-1", ("ctx.stub.range",), "fail"),
+        _judged("range-2", ("ctx.stub.range",), "unexpected-pass"),
+        _judged("range-3", ("ctx.stub.range",), "expected-failure"),
+        _judged("cap-1", ("ctx.cap.head",), "pass"),
+    ]
+    assert rule_summary(cases).split("\n") == [
+        "per rule: 2 rules with cases not passing",
+        "  FAIL            ctx.stub.range  1 of 3 cases, and 1 passing though listed as "
+        "expected failures",
+        "  UNEXPECTED PASS ctx.read.more   4 of 4 cases passing though listed as expected "
+        "failures: take them off the list",
+        "  ok              every case of the one other rule",
+    ]
 
 
 # -- -k --------------------------------------------------------------------------------------

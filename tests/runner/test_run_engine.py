@@ -145,6 +145,24 @@ def test_areas_the_implementation_does_not_list_are_skipped_unsent() -> None:
     assert results.footer.exit_code == 1  # the listed area's cases got no outputs
 
 
+def test_a_run_whose_every_case_was_skipped_fails() -> None:
+    # An adapter that skips by mistake judges nothing: that is no green run.
+    skip = _run(lambda request: {"seq": request["seq"], "skipped": "not wired up"}, k="stub")
+    assert skip.cases and {c.verdict for c in skip.cases} == {"skipped"}
+    assert skip.footer.exit_code == 1
+    # One case judged and passing is enough for the others' skips not to fail the run.
+    first = [True]
+
+    def skip_all_but_one(request: Message) -> Message:
+        if first.pop() if first else False:
+            return REFERENCE.run(request)
+        return {"seq": request["seq"], "skipped": "not wired up"}
+
+    some = _run(skip_all_but_one, k="stub")
+    assert [c.verdict for c in some.cases].count("pass") == 1
+    assert some.footer.exit_code == 0
+
+
 def test_a_hello_listing_none_of_the_areas_runs_nothing_and_says_why() -> None:
     made: list[FakeTransport] = []
     warnings: list[str] = []

@@ -10,6 +10,11 @@ Faults: date-in-system (the date in a prompt made once, and no note at midnight)
 rebuilt-prompt (a prompt remade every request), rewritten-previous (a reminder on the last user
 message, dropped from it in the next request), changing-tools (a tool more on every request),
 uncapped (a long output passed whole), ignore-usage (no cached tokens in the output).
+Faults of caching, where the shape has the field: no-cache-marks (Anthropic: no
+`cache_control` at all), fifth-mark (Anthropic: a mark on the system prompt, every tool and the
+last block of each of the last two messages, five from the second request on), moving-cache-key
+(OpenAI: a `prompt_cache_key` made anew by each process), changing-effort (the reasoning effort,
+or Gemini's thinking budget, alternating between requests).
 
 With `--persist` each message is also appended to `$HOME/.fake/transcript.jsonl` as it comes,
 and a resumed session reloads from it, cut back to the last turn boundary (a crash mid-call
@@ -22,6 +27,7 @@ are not sent as they were).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -44,6 +50,10 @@ FAULTS = (
     "orphan-call",
     "aborted-result",
     "stripped-results",
+    "no-cache-marks",
+    "fifth-mark",
+    "moving-cache-key",
+    "changing-effort",
     # Not a fault: after each turn a side conversation of its own, a memory subagent under its own
     # prompt and one tool, sent the conversation so far (as qwen-code does).
     "memory-subagent",
@@ -52,6 +62,10 @@ MEMORY_PROMPT = "You extract durable facts from the conversation into memory fil
 MEMORY_TASK = "Update the memory files from the conversation above."
 ABORTED = "Tool call aborted: the session ended before it finished."
 HEAD_LINES, TAIL_LINES = 200, 100
+# A fixed guide in the system prompt, so that the prompt passes the providers' cache minimums
+# (1,024 tokens and more) as real harnesses' prompts do.
+GUIDE = [f"Guideline {n}: keep to the task, say what you did, keep it short." for n in range(90)]
+EFFORTS = ("low", "high")
 STARTED = time.monotonic()
 
 
@@ -73,6 +87,8 @@ class Shape:
     body: Callable[[str, list[dict[str, Any]], list[dict[str, Any]]], dict[str, Any]]
     parse: Callable[[Iterator[dict[str, Any]]], Answer]
     stub_rereads: bool = False
+    # The shape's own fields of caching and parameters, added to a body the session built.
+    finish: Callable[[dict[str, Any], Session], dict[str, Any]] | None = None
 
 
 def now() -> datetime:
@@ -126,6 +142,12 @@ def sse_events(response: Any) -> Iterator[dict[str, Any]]:
             yield json.loads(line[len("data: ") :])
 
 
+def arguments(call: dict[str, Any]) -> str:
+    """A call's arguments as sent back: the bytes that came, or the object written again."""
+    raw = call.get("raw")
+    return raw if isinstance(raw, str) else json.dumps(call["args"])
+
+
 def cap(text: str) -> str:
     lines = text.splitlines()
     if len(lines) <= HEAD_LINES + TAIL_LINES:
@@ -152,9 +174,19 @@ def repaired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class Session:
+    """One session of the fake; a fault of its own is a subclass in a file of its own."""
+
     def __init__(
-        self, shape: Shape, faults: set[str], home: Path, resume: bool, persist: bool = False
+        self,
+        shape: Shape,
+        faults: set[str],
+        home: Path,
+        resume: bool,
+        persist: bool = False,
+        options: argparse.Namespace | None = None,
     ) -> None:
+        self.options = options or argparse.Namespace()
+        self.resumed = resume
         self.shape, self.faults = shape, faults
         self.file = home / ".fake" / "session.json"
         self.transcript = home / ".fake" / "transcript.jsonl" if persist else None
@@ -174,7 +206,7 @@ class Session:
     def make_system(self, request: int) -> str:
         lines = ["You are a fake harness for the probe's tests.", "Use the tools to do the task."]
         # Where it runs is part of the prompt, as with real harnesses (memory paths, cwd).
-        lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}"]
+        lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}", *GUIDE]
         if "date-in-system" in self.faults:
             lines.append(f"Current date: {now().date().isoformat()}")
         if "rebuilt-prompt" in self.faults:
@@ -225,10 +257,14 @@ class Session:
         }
         self.file.write_text(json.dumps(state))
 
+    def note(self, today: str) -> str:
+        """The note that tells the model the date."""
+        return f"<session-note>\nToday's date is {today}.\n</session-note>\n\n"
+
     def user(self, text: str) -> None:
         today = now().date().isoformat()
         if "date-in-system" not in self.faults and today != self.told:
-            text = f"<session-note>\nToday's date is {today}.\n</session-note>\n\n{text}"
+            text = self.note(today) + text
             self.told = today
         self.add({"role": "user", "text": text})
 
@@ -251,13 +287,28 @@ class Session:
         self.requests += 1
         if "rebuilt-prompt" in self.faults:
             self.system = self.make_system(self.requests)
-        extra = self.requests if "changing-tools" in self.faults else 0
         messages = [dict(m) for m in self.messages]
         if "rewritten-previous" in self.faults:
             last = max(i for i, m in enumerate(messages) if m["role"] == "user")
             messages[last]["text"] += "\n(Reminder: answer briefly.)"
-        body = self.shape.body(self.system, tool_specs(self.shape, extra), messages)
+        body = self.shape.body(self.system, self.tools(), messages)
+        if self.shape.finish is not None:
+            body = self.shape.finish(body, self)
         return self.post(base_url, body)
+
+    def effort(self) -> str:
+        return EFFORTS[self.requests % 2] if "changing-effort" in self.faults else "medium"
+
+    def cache_key(self) -> str:
+        return f"fake-run-{os.getpid()}" if "moving-cache-key" in self.faults else "fake-session"
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools this request offers."""
+        return tool_specs(self.shape, self.requests if "changing-tools" in self.faults else 0)
+
+    def encode(self, body: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+        """A request body's bytes and the headers that say how they are encoded."""
+        return json.dumps(body).encode(), {}
 
     def ask_memory_subagent(self, base_url: str) -> None:
         """The side conversation: its own prompt, its one tool, its own task after the
@@ -266,10 +317,11 @@ class Session:
         self.post(base_url, self.shape.body(MEMORY_PROMPT, tool_specs(self.shape, 0)[:1], task))
 
     def post(self, base_url: str, body: dict[str, Any]) -> Answer:
+        data, encoding = self.encode(body)
         request = urllib.request.Request(
             self.shape.url(base_url),
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json", **self.shape.headers},
+            data=data,
+            headers={"Content-Type": "application/json", **self.shape.headers, **encoding},
         )
         with urllib.request.urlopen(request, timeout=60) as response:
             return self.shape.parse(sse_events(response))
@@ -295,13 +347,22 @@ class Session:
                     }
                 )
 
+    def start(self) -> None:
+        """Before the first turn of this process."""
+
     def report(self) -> dict[str, Any]:
         usage = {} if "ignore-usage" in self.faults else {"cached_tokens": sum(self.cached)}
         return {"type": "result", "usage": usage}
 
 
-def main(shape: Shape) -> int:
+def main(
+    shape: Shape,
+    session_class: type[Session] = Session,
+    configure: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> int:
     parser = argparse.ArgumentParser()
+    if configure is not None:
+        configure(parser)
     parser.add_argument("--fault", action="append", default=[], choices=FAULTS)
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--stream-json", action="store_true")
@@ -314,7 +375,8 @@ def main(shape: Shape) -> int:
         return 0
     base_url = os.environ["FAKE_BASE_URL"]
     home = Path(os.environ["HOME"])
-    session = Session(shape, set(args.fault), home, args.resume, args.persist)
+    session = session_class(shape, set(args.fault), home, args.resume, args.persist, args)
+    session.start()
     if args.stream_json:
         for line in sys.stdin:
             session.turn(base_url, json.loads(line)["message"])
@@ -329,3 +391,16 @@ def main(shape: Shape) -> int:
     else:
         print(report)
     return 0
+
+
+def variant_main(
+    session_class: type[Session],
+    configure: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> int:
+    """The entry of a fake with one fault of its own: `--shape NAME` picks the API shape (the
+    SHAPE of fake_NAME.py), the rest is as for the shape's own fake."""
+    at = sys.argv.index("--shape")
+    name = sys.argv[at + 1]
+    del sys.argv[at : at + 2]
+    shape = importlib.import_module(f"fake_{name}").SHAPE
+    return main(shape, session_class, configure)

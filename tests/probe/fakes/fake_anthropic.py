@@ -7,7 +7,30 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, main
+from common import Answer, Session, Shape, main
+
+MARK = {"type": "ephemeral"}
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    """The marks (the system prompt and the conversation's last block), and the effort."""
+    body["output_config"] = {"effort": session.effort()}
+    if "no-cache-marks" in session.faults:
+        return body
+    body["system"][-1]["cache_control"] = MARK
+    last = body["messages"][-1]
+    if isinstance(last["content"], str):
+        last["content"] = [{"type": "text", "text": last["content"]}]
+    last["content"][-1]["cache_control"] = MARK
+    if "fifth-mark" in session.faults:
+        for tool in body["tools"]:
+            tool["cache_control"] = MARK
+        if len(body["messages"]) > 1:
+            before = body["messages"][-2]
+            if isinstance(before["content"], str):
+                before["content"] = [{"type": "text", "text": before["content"]}]
+            before["content"][-1]["cache_control"] = MARK
+    return body
 
 
 def body(
@@ -39,7 +62,7 @@ def body(
     return {
         "model": "mock-model",
         "max_tokens": 1000,
-        "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+        "system": [{"type": "text", "text": system}],
         "messages": wire,
         "tools": functions,
         "stream": True,
@@ -72,6 +95,7 @@ SHAPE = Shape(
     body=body,
     parse=parse,
     stub_rereads=True,
+    finish=finish,
 )
 
 if __name__ == "__main__":

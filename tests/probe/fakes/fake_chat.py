@@ -7,7 +7,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, main
+from common import Answer, Session, Shape, arguments, main
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    body["prompt_cache_key"] = session.cache_key()
+    body["reasoning_effort"] = session.effort()
+    return body
 
 
 def body(
@@ -24,7 +30,7 @@ def body(
                     {
                         "id": c["id"],
                         "type": "function",
-                        "function": {"name": c["name"], "arguments": json.dumps(c["args"])},
+                        "function": {"name": c["name"], "arguments": arguments(c)},
                     }
                     for c in m["calls"]
                 ]
@@ -64,7 +70,8 @@ def parse(events: Iterator[dict[str, Any]]) -> Answer:
                 slot["id"] = call.get("id") or slot["id"]
                 slot["name"] = call.get("function", {}).get("name") or slot["name"]
                 slot["args"] += call.get("function", {}).get("arguments") or ""
-    done = [{**c, "args": json.loads(c["args"] or "{}")} for c in calls.values()]
+    # The arguments' own bytes are kept, to be sent back as they came.
+    done = [{**c, "raw": c["args"], "args": json.loads(c["args"] or "{}")} for c in calls.values()]
     return Answer(text, done, cached)
 
 
@@ -76,6 +83,7 @@ SHAPE = Shape(
     body=body,
     parse=parse,
     stub_rereads=True,
+    finish=finish,
 )
 
 if __name__ == "__main__":

@@ -6,7 +6,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, main
+from common import Answer, Session, Shape, main
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    budgets = {"low": 512, "medium": 1024, "high": 4096}
+    body["generationConfig"] = {"thinkingConfig": {"thinkingBudget": budgets[session.effort()]}}
+    return body
 
 
 def body(
@@ -68,6 +74,7 @@ SHAPE = Shape(
     headers={"x-goog-api-key": "fake-secret-gemini"},
     body=body,
     parse=parse,
+    finish=finish,
 )
 
 if __name__ == "__main__":

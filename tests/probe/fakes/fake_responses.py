@@ -7,7 +7,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from common import Answer, Shape, main
+from common import Answer, Session, Shape, arguments, main
+
+
+def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
+    body["prompt_cache_key"] = session.cache_key()
+    body["reasoning"] = {"effort": session.effort()}
+    return body
 
 
 def body(
@@ -32,7 +38,7 @@ def body(
                         "type": "function_call",
                         "call_id": c["id"],
                         "name": c["name"],
-                        "arguments": json.dumps(c["args"]),
+                        "arguments": arguments(c),
                     }
                 )
         else:
@@ -68,6 +74,7 @@ def parse(events: Iterator[dict[str, Any]]) -> Answer:
                         "id": item["call_id"],
                         "name": item["name"],
                         "args": json.loads(item["arguments"]),
+                        "raw": item["arguments"],
                     }
                 )
             else:
@@ -84,6 +91,7 @@ SHAPE = Shape(
     headers={"Authorization": "Bearer fake-secret-responses"},
     body=body,
     parse=parse,
+    finish=finish,
 )
 
 if __name__ == "__main__":

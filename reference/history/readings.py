@@ -1,24 +1,22 @@
-"""Each decision of the history area read the other way: one variant of the reference per
-decision anchor of spec/history.md, taking the "other reading" of its Decisions table.
+"""The history area's decisions, each read the other way (see `..readings`).
 
-Each variant must fail exactly the cases tagged with its decision (tests/reference/test_decisions.py
-runs them once they join `DECISION_VARIANTS`). They are `Mutant`s, built by `load_mutant`.
+The Decisions table of spec/history.md says what each other reading is.
 """
 
 from __future__ import annotations
 
-from .mutants import Mutant
+from ..readings import Reading
 
 
-def _v(anchor: str, name: str, file: str, *edits: tuple[str, str]) -> Mutant:
-    return Mutant(anchor, name, f"history/{file}", edits)
+def _r(anchor: str, name: str, file: str, *edits: tuple[str, str]) -> Reading:
+    return Reading(anchor, name, f"history/{file}", edits)
 
 
 # The ops refused while a turn is open (spec/history.md, hist.turn.writes-between).
 _BETWEEN = '("branch", "fork", "switch", "checkpoint", "rewind", "trim", "compact", "command")'
 
-HISTORY_VARIANTS: tuple[Mutant, ...] = (
-    _v(
+READINGS: tuple[Reading, ...] = (
+    _r(
         "hist.turn.boundary",
         "written-when-the-calls-are-answered",
         "session.py",
@@ -31,7 +29,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "            self._unwritten = []\n",
         ),
     ),
-    _v(
+    _r(
         "hist.persist.pending",
         "retry-gives-a-draft",
         "session.py",
@@ -42,7 +40,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             '        return t.render("draft", id=pending.id, text=pending.text)',
         ),
     ),
-    _v(
+    _r(
         "hist.turn.writes-between",
         "done-and-written-mid-turn",
         "core.py",
@@ -64,7 +62,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "            setattr(cls, name, at_once)\n",
         ),
     ),
-    _v(
+    _r(
         "hist.persist.truncate",
         "overflow-writes-at-once",
         "sizing.py",
@@ -76,7 +74,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "        return text",
         ),
     ),
-    _v(
+    _r(
         "hist.persist.damaged-refused",
         "records-before-the-damage-loaded",
         "store.py",
@@ -85,7 +83,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "                return Loaded(tuple(read), torn, False, last_good)",
         ),
     ),
-    _v(
+    _r(
         "hist.tokens.measure",
         "utf16-code-units",
         "request.py",
@@ -94,7 +92,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             '    return math.ceil(len(text.encode("utf-16-le")) // 2 / chars_per_token)',
         ),
     ),
-    _v(
+    _r(
         "hist.trim.forward",
         "cut-back-to-the-turn",
         "sizing.py",
@@ -113,7 +111,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "            )\n",
         ),
     ),
-    _v(
+    _r(
         "hist.trim.recorded",
         "trim-removes",
         "tree.py",
@@ -150,7 +148,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "@dataclass\nclass Conversation:",
         ),
     ),
-    _v(
+    _r(
         "hist.fork.ids",
         "numbered-in-the-source",
         "moves.py",
@@ -161,7 +159,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             '        ids = {e.id: t.render("fork_id", fork=name, k=place[e.id]) for e in path}',
         ),
     ),
-    _v(
+    _r(
         "hist.rewind.conversation-only",
         "files-restored",
         "moves.py",
@@ -185,13 +183,13 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "from .entries import Assistant, Compaction, Digest, Trim, User, renamed",
         ),
     ),
-    _v(
+    _r(
         "hist.rewind.once",
         "rewound-again",
         "moves.py",
         ("        if label in conversation.completed:", "        if False:"),
     ),
-    _v(
+    _r(
         "hist.rewind.live",
         "other-branches-live",
         "moves.py",
@@ -200,7 +198,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "        if entry_id not in ids:\n            return True",
         ),
     ),
-    _v(
+    _r(
         "hist.rewind.after-compaction",
         "live-while-kept-in-the-tail",
         "moves.py",
@@ -213,7 +211,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "        return cut is None or ids.index(entry_id) >= ids.index(cut)",
         ),
     ),
-    _v(
+    _r(
         "hist.elide.flagged",
         "every-result-by-age",
         "ladder.py",
@@ -222,7 +220,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "if not isinstance(entry, Result) or entry.error:",
         ),
     ),
-    _v(
+    _r(
         "hist.images.all",
         "only-results-images",
         "ladder.py",
@@ -231,7 +229,7 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             "            if isinstance(entry, Result):",
         ),
     ),
-    _v(
+    _r(
         "hist.snapshot.source-original",
         "drawn-as-shown",
         "ladder.py",
@@ -243,6 +241,38 @@ HISTORY_VARIANTS: tuple[Mutant, ...] = (
             '    chars = len("\\n".join(\n'
             "        message_block(by_id[i], config, shown).text for i in source\n"
             "    ))",
+        ),
+    ),
+    _r(
+        "hist.rewind.digest-counted",
+        "digests-not-counted",
+        "entries.py",
+        (
+            "    return sum(1 for kind in kinds if kind in MESSAGE_KINDS)",
+            '    return sum(1 for kind in kinds if kind in MESSAGE_KINDS and kind != "digest")',
+        ),
+    ),
+    _r(
+        "hist.ladder.stop-then-request",
+        "stop-ends-the-answer",
+        "ladder.py",
+        (
+            "    lines.append(t.render(\"request_change\", before=before, after=current))",
+            "    if stopped is None:\n"
+            "        lines.append(t.render(\"request_change\", before=before, after=current))",
+        ),
+    ),
+    _r(
+        "hist.summary.files-whole-path",
+        "files-of-the-messages-summarised",
+        "ladder.py",
+        (
+            "    summary = Summary(text, cut.id, chained, read_paths(plan.path, cut.id))",
+            "    taken_ids = {b.entry.id for b in start.before_tail if b.entry is not None}\n"
+            "    summary = Summary(\n"
+            "        text, cut.id, chained,"
+            " read_paths([e for e in plan.path if e.id in taken_ids], cut.id)\n"
+            "    )",
         ),
     ),
 )

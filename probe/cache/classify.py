@@ -1,0 +1,139 @@
+"""Where a later request first differs from an earlier one it shares a prefix with, and what
+kind of change that is: the system prompt (a date, white space, other text), the tools (added,
+removed, reordered, a description or a schema changed), or an earlier message (rewritten, which
+one and how; removed; one inserted before it)."""
+
+from __future__ import annotations
+
+import re
+
+from .bytediff import byte_diff
+from .cause import ANCHORS, Cause
+from .prefix import Shared, branches, common_bytes
+from .request import CacheRequest, Unit
+
+# A date or a time of day, as harnesses write them into prompts.
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
+_DAYS = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*"
+DATE_OR_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\b\d{1,2}:\d{2}(?::\d{2})?\b"
+    rf"|\b{_MONTHS} \d{{1,2}}\b|\b\d{{1,2}} {_MONTHS}|\b{_DAYS}\b|\b1\d{{9}}(?:\d{{3}})?\b"
+)
+# White space as it shows in canonical JSON: escaped line ends and tabs, and spaces.
+_WHITE = re.compile(rb"\\[nrt]|\s")
+_ID_KEY = re.compile(rb'"(id|tool_use_id|tool_call_id|call_id)":"[^"]*$')
+_WINDOW = 24
+
+
+def _span(a: bytes, b: bytes, start: int) -> tuple[int, int, int]:
+    """Where a and b differ: the common start and, from it, how far each runs to the common
+    end."""
+    end = 0
+    while end < min(len(a), len(b)) - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
+        end += 1
+    return start, len(a) - end, len(b) - end
+
+
+def mentions_time(a: bytes, b: bytes, start: int) -> bool:
+    """Whether a date or a time of day overlaps the changed bytes of either side."""
+    _, a_end, b_end = _span(a, b, start)
+    for data, end in ((a, a_end), (b, b_end)):
+        low = max(0, start - _WINDOW)
+        text = data[low : end + _WINDOW].decode("utf-8", errors="ignore")
+        # Offsets in characters of the changed part within `text`.
+        first = len(data[low:start].decode("utf-8", errors="ignore"))
+        last = first + len(data[start:end].decode("utf-8", errors="ignore"))
+        for found in DATE_OR_TIME.finditer(text):
+            if found.start() <= max(last, first + 1) and found.end() > first:
+                return True
+    return False
+
+
+def only_white_space(a: bytes, b: bytes) -> bool:
+    return _WHITE.sub(b"", a) == _WHITE.sub(b"", b)
+
+
+def _how(a: Unit, b: Unit, offset: int) -> str:
+    if a.order_free == b.order_free:
+        return "key order"
+    if only_white_space(a.data, b.data):
+        return "white space"
+    if mentions_time(a.data, b.data, offset):
+        return "a date or time"
+    if _ID_KEY.search(b.data[:offset]):
+        return "a tool call id"
+    return "text"
+
+
+def _diffed(kind: str, detail: str, a: Unit, b: Unit) -> Cause:
+    offset = common_bytes(a.data, b.data)
+    diff = byte_diff(a.data, b.data, offset)
+    return Cause(kind, ANCHORS[kind], detail, b.path, offset, diff)
+
+
+def _tools_cause(earlier: CacheRequest, later: CacheRequest, a: Unit, b: Unit) -> Cause:
+    before = [t.name for t in earlier.tools]
+    after = [t.name for t in later.tools]
+    added = [n for n in after if n not in before]
+    removed = [n for n in before if n not in after]
+    if added:
+        extra = f"; removed {', '.join(removed)}" if removed else ""
+        return _diffed("tools-added", f"tool added: {', '.join(added)}{extra}", a, b)
+    if removed:
+        return _diffed("tools-removed", f"tool removed: {', '.join(removed)}", a, b)
+    if before != after:
+        return _diffed("tools-reordered", f"tools reordered: {', '.join(after)}", a, b)
+    for old, new in zip(earlier.tools, later.tools, strict=True):
+        if old.description != new.description:
+            return _diffed("tool-description", f"tool {new.name}: description changed", a, b)
+        if old.schema != new.schema:
+            return _diffed("tool-schema", f"tool {new.name}: schema changed", a, b)
+    return _diffed("tool-definition", f"a tool's definition changed at {b.path}", a, b)
+
+
+def _system_cause(a: Unit, b: Unit) -> Cause:
+    offset = common_bytes(a.data, b.data)
+    if a.section != b.section:
+        return _diffed("system-text", "the system prompt changed length", a, b)
+    if mentions_time(a.data, b.data, offset):
+        return _diffed("system-date", "the system prompt holds a date or time", a, b)
+    if only_white_space(a.data, b.data):
+        return _diffed("system-whitespace", "the system prompt's white space changed", a, b)
+    return _diffed("system-text", "the system prompt's text changed", a, b)
+
+
+def _message_units(request: CacheRequest, message: int) -> list[bytes]:
+    return [u.data for u in request.units if u.section == "messages" and u.message == message]
+
+
+def _message_cause(earlier: CacheRequest, later: CacheRequest, a: Unit, b: Unit) -> Cause:
+    where = f"message {a.message} ({a.role or '?'})"
+    following = _message_units(earlier, a.message + 1)
+    if following and following == _message_units(later, b.message):
+        return _diffed("message-removed", f"{where} was removed", a, b)
+    kept = _message_units(earlier, a.message)
+    if kept and kept == _message_units(later, b.message + 1):
+        detail = f"a message ({b.role or '?'}) was inserted before {where}"
+        return _diffed("message-inserted", detail, a, b)
+    if a.message != b.message:  # one side's message ends where the other's goes on
+        how = "its last blocks dropped" if b.message > a.message else "blocks added at its end"
+    else:
+        how = _how(a, b, common_bytes(a.data, b.data))
+    return _diffed("message-rewritten", f"{where} was rewritten: {how}", a, b)
+
+
+def content_cause(earlier: CacheRequest, later: CacheRequest, found: Shared) -> Cause | None:
+    """The first change `later` makes to what `earlier` sent, None when it keeps all of it,
+    is itself a prefix of it, or only sends another newest message after the same history."""
+    k = found.units
+    if found.full or k >= len(later.units) or branches(earlier, later, found):
+        return None
+    a, b = earlier.units[k], later.units[k]
+    if "tools" in (a.section, b.section):
+        return _tools_cause(earlier, later, a, b)
+    if "system" in (a.section, b.section):
+        return _system_cause(a, b)
+    return _message_cause(earlier, later, a, b)
+
+
+__all__ = ["DATE_OR_TIME", "content_cause", "mentions_time", "only_white_space"]

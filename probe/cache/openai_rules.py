@@ -1,0 +1,261 @@
+"""OpenAI's prompt cache (Chat Completions and Responses), as its prompt-caching guides (2024,
+2025, GPT-5.6), its API reference and Azure's page state it, in its two modes.
+
+Implicit (models before GPT-5.6): a prompt of at least 1,024 tokens is matched against every
+prompt still held on the machine its request is routed to, and the longest shared prefix is read
+in 128-token steps (1,024, 1,152, …). `prompt_cache_key` routes the request: a changed key
+finds another machine. (The route's hash of the first 256 tokens is left out: two prompts that
+share 1,024 tokens share those too.) No write is reported. A prompt is held 5 minutes after
+its last use (24 hours with `prompt_cache_retention: "24h"`). The guides' cap of an hour is not
+simulated apart: a request that reads stores its own prompt, which holds the same prefix
+afresh, so no count depends on it.
+
+Breakpoints (GPT-5.6 and later, or any request with `prompt_cache_options`): entries are the
+prefixes ending at breakpoints, the explicit `prompt_cache_breakpoint` marks and, in `implicit`
+mode, the last block of the latest user or tool message; a read is the longest of the latest 50
+live entries that this request contains exactly, with no fallback to a shorter prefix and no
+rounding. At most 4 are written per request (the implicit one and the latest 3 explicit), each
+of at least 1,024 tokens and longer than what was read; they live 30 minutes, refreshed by a
+read, and are billed as `cache_write_tokens` (the longest written less the read).
+
+Choices where those leave a point open: the 128-token steps hold for every implicit-mode model
+(only Azure's page still states them); 5 minutes of idleness, the short end of "5 to 10 minutes",
+and a read refreshes it; the latest 50 breakpoints are searched (the pages say 50 or 80);
+`cache_write_tokens` is the longest write less the read; 30 minutes exactly; reasoning effort,
+thinking and `tool_choice` fork nothing (the guides name only the prompt's parts); tools come
+before the instructions. The overflow of more than about 15 requests a minute to other machines
+is not simulated: the mock answers in milliseconds, so a harness's request rate against it is not
+its rate against OpenAI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .outcome import Figures, Outcome, Shortfall
+from .prefix import best_earlier, chain, cumulative_tokens, longest
+from .provider import Provider, Scope
+from .request import CacheRequest
+
+MINIMUM = 1024
+STEP = 128
+IDLE_SECONDS = 300.0
+RETAINED_SECONDS = 24 * 3600.0
+BREAKPOINT_SECONDS = 1800.0
+SEARCHED = 50
+MAX_WRITES = 4
+FIRST_BREAKPOINT_MODEL = (5, 6)
+FORKS: dict[str, Scope] = {"model": "all", "prompt_cache_key": "all"}
+
+
+def generation(model: str) -> tuple[int, int] | None:
+    """(major, minor) of a `gpt-N.M…` model id, None for any other."""
+    found = re.search(r"gpt-(\d+)(?:\.(\d+))?", model.lower())
+    return None if found is None else (int(found.group(1)), int(found.group(2) or 0))
+
+
+def breakpoint_mode(request: CacheRequest) -> bool:
+    version = generation(request.model)
+    newer = version is not None and version >= FIRST_BREAKPOINT_MODEL
+    return newer or request.settings.mode is not None
+
+
+def stepped(shared_tokens: int) -> int:
+    """What an implicit read of a shared prefix gives: 0 under 1,024, else 128-token steps."""
+    if shared_tokens < MINIMUM:
+        return 0
+    return MINIMUM + STEP * ((shared_tokens - MINIMUM) // STEP)
+
+
+def route(request: CacheRequest) -> tuple[str, str | None]:
+    """Where a request's prompts are held: its model and its `prompt_cache_key`."""
+    return request.model, request.params.get("prompt_cache_key")
+
+
+def breakpoints(request: CacheRequest) -> tuple[list[int], int | None]:
+    """The explicit breakpoints, and the implicit one (None in explicit mode or when the request
+    has no user or tool message)."""
+    units = request.units
+    explicit = [i for i, u in enumerate(units) if u.breakpoint]
+    if request.settings.mode == "explicit":
+        return explicit, None
+    latest = max(
+        (u.message for u in units if u.section == "messages" and u.role in ("user", "tool")),
+        default=None,
+    )
+    if latest is None:
+        return explicit, None
+    implicit = max(i for i, u in enumerate(units) if u.message == latest)
+    return explicit, implicit
+
+
+@dataclass
+class _Held:
+    request: int
+    last_used: float
+
+
+@dataclass
+class _Entry:
+    key: tuple[str, str | None]
+    digest: bytes
+    tokens: int
+    expires: float
+    written_at: float
+
+
+class _Session:
+    def __init__(self, requests: Sequence[CacheRequest]) -> None:
+        self.requests = requests
+        self.prompts: dict[tuple[str, str | None], list[_Held]] = {}
+        self.entries: list[_Entry] = []
+        self.outcomes: list[Outcome] = []
+
+    def held(self, index: int) -> tuple[int, ...]:
+        request = self.requests[index]
+        t = request.time
+        if breakpoint_mode(request):
+            return tuple(
+                j
+                for j in range(index)
+                if self.requests[j].time < t < self.requests[j].time + BREAKPOINT_SECONDS
+            )
+        return tuple(
+            sorted(
+                h.request
+                for prompts in self.prompts.values()
+                for h in prompts
+                if self._alive(h, t) and h.request < index
+            )
+        )
+
+    def _alive(self, held: _Held, t: float) -> bool:
+        written = self.requests[held.request].time
+        return written < t < held.last_used + self._idle(held.request)
+
+    def _idle(self, index: int) -> float:
+        retention = self.requests[index].settings.retention
+        return RETAINED_SECONDS if retention == "24h" else IDLE_SECONDS
+
+    def play(self, index: int) -> Outcome:
+        request = self.requests[index]
+        return (
+            self.play_breakpoints(index) if breakpoint_mode(request) else self.play_implicit(index)
+        )
+
+    def play_implicit(self, index: int) -> Outcome:
+        request, t = self.requests[index], self.requests[index].time
+        held = self.held(index)
+        machine = self.prompts.setdefault(route(request), [])
+        alive = [h for h in machine if self._alive(h, t)]
+        best = longest(self.requests, index, [h.request for h in alive])
+        length = best[1].tokens if best else 0
+        read = stepped(length) if request.tokens >= MINIMUM else 0
+        for h in alive:
+            if best and h.request == best[0] and read:
+                h.last_used = t
+        machine.append(_Held(index, t))
+        shortfall = None
+        # Under the minimum because the bytes diverged early is the divergence's doing.
+        if best and 0 < length < MINIMUM and (best[1].full or request.tokens < MINIMUM):
+            detail = f"the shared prefix is {length} tokens; OpenAI caches from {MINIMUM}"
+            shortfall = Shortfall("below-minimum", detail, None)
+        return Outcome(Figures(request.tokens, read, 0), None, held, shortfall)
+
+    def play_breakpoints(self, index: int) -> Outcome:
+        request, t = self.requests[index], self.requests[index].time
+        held = self.held(index)
+        key = route(request)
+        hashes = chain(request.units)
+        cum = cumulative_tokens(request.units)
+        position = {digest: i for i, digest in enumerate(hashes)}
+        live = [e for e in self.entries if e.key == key and e.written_at < t < e.expires]
+        searched = live[-SEARCHED:]
+        hits = [e for e in searched if e.digest in position]
+        read = max((e.tokens for e in hits), default=0)
+        for e in hits:
+            if e.tokens == read:
+                e.expires = t + BREAKPOINT_SECONDS
+        explicit, implicit = breakpoints(request)
+        explicit = [i for i in explicit if i != implicit]
+        worth = [i for i in explicit if cum[i] >= MINIMUM and cum[i] > read]
+        chosen = worth[::-1][: MAX_WRITES - 1 if implicit is not None else MAX_WRITES]
+        if implicit is not None and cum[implicit] >= MINIMUM and cum[implicit] > read:
+            chosen.append(implicit)
+        for i in chosen:
+            self.entries.append(_Entry(key, hashes[i], cum[i], t + BREAKPOINT_SECONDS, t))
+        write = max((cum[i] for i in chosen), default=read) - read
+        marks = explicit if implicit is None else [*explicit, implicit]
+        shortfall = self.breakpoint_shortfall(index, held, read, marks, live)
+        return Outcome(Figures(request.tokens, read, write), None, held, shortfall)
+
+    def breakpoint_shortfall(
+        self,
+        index: int,
+        held: tuple[int, ...],
+        read: int,
+        marks: list[int],
+        live: list[_Entry],
+    ) -> Shortfall | None:
+        request = self.requests[index]
+        key = route(request)
+        same = [j for j in held if route(self.requests[j]) == key]
+        best = best_earlier(self.requests, index, same)
+        if best is None or best[1].unit_tokens <= read:
+            return None
+        reach, count = best[1].unit_tokens, best[1].units
+        last_shared = request.units[count - 1].path
+        if not marks:
+            detail = (
+                "prompt_cache_options.mode is explicit and no block is marked: nothing is read"
+                if request.settings.mode == "explicit"
+                else "no block is marked and no user or tool message takes the implicit one"
+            )
+            return Shortfall("breakpoint-missing", detail, last_shared)
+        if reach < MINIMUM:
+            if not (best[1].full or request.tokens < MINIMUM):
+                return None
+            detail = f"the shared prefix is {reach} tokens; OpenAI caches from {MINIMUM}"
+            return Shortfall("below-minimum", detail, last_shared)
+        hashes = chain(request.units)
+        older = [e for e in live[:-SEARCHED] if e.digest in hashes and e.tokens > read]
+        if older:
+            tokens = older[-1].tokens
+            detail = f"an entry of {tokens} tokens matches, but not among the latest {SEARCHED}"
+            return Shortfall("breakpoint-moved", detail, last_shared)
+        detail = (
+            f"no earlier breakpoint ends in the {reach - read} shared tokens after the {read} "
+            "read, and a breakpoint matches only exactly"
+        )
+        return Shortfall("breakpoint-missing", detail, last_shared)
+
+
+def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
+    session = _Session(requests)
+    for index in range(len(requests)):
+        session.outcomes.append(session.play(index))
+    return tuple(session.outcomes)
+
+
+PROVIDER = Provider(
+    name="openai",
+    description="OpenAI: automatic from 1,024 tokens in 128-token steps; breakpoints from GPT-5.6",
+    shapes=("openai-chat", "openai-responses"),
+    forks=FORKS,
+    simulate=simulate,
+)
+
+__all__ = [
+    "FORKS",
+    "MINIMUM",
+    "PROVIDER",
+    "STEP",
+    "breakpoint_mode",
+    "breakpoints",
+    "generation",
+    "route",
+    "simulate",
+    "stepped",
+]

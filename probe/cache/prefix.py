@@ -1,0 +1,133 @@
+"""How much of a request an earlier one shares from the start, and the cumulative hashes a
+provider keys its cache entries by."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from .request import CacheRequest, Unit
+from .tokens import partial_tokens
+
+
+def common_bytes(a: bytes, b: bytes) -> int:
+    """How many bytes `a` and `b` share from their start."""
+    limit, n, block = min(len(a), len(b)), 0, 4096
+    while n + block <= limit and a[n : n + block] == b[n : n + block]:
+        n += block
+    while n < limit and a[n] == b[n]:
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What a later request shares with an earlier one from the start: whole units, then part
+    of the next one; `full` when the earlier request is all shared (it is a prefix)."""
+
+    units: int
+    unit_tokens: int
+    partial_bytes: int
+    full: bool
+
+    @property
+    def tokens(self) -> int:
+        return self.unit_tokens + partial_tokens(self.partial_bytes)
+
+
+def shared(earlier: CacheRequest, later: CacheRequest) -> Shared:
+    count, tokens = 0, 0
+    for a, b in zip(earlier.units, later.units, strict=False):
+        if a.data != b.data:
+            partial = common_bytes(a.data, b.data)
+            return Shared(count, tokens, partial, full=False)
+        count, tokens = count + 1, tokens + a.tokens
+    return Shared(count, tokens, 0, full=count == len(earlier.units))
+
+
+def longest(
+    requests: Sequence[CacheRequest], index: int, candidates: Iterable[int]
+) -> tuple[int, Shared] | None:
+    """The candidate that shares the most tokens with `requests[index]` (the latest on a tie):
+    what a prefix cache reads from."""
+    later = requests[index]
+    found = [(shared(requests[j], later), j) for j in candidates]
+    if not found:
+        return None
+    best, j = max(found, key=lambda item: (item[0].tokens, item[1]))
+    return j, best
+
+
+def branches(earlier: CacheRequest, later: CacheRequest, found: Shared) -> bool:
+    """Whether the two requests part within the last message of each: two newest inputs after
+    one history (a side request ending with a prompt of its own, a message edited and sent
+    again), not a history `later` rewrote. A message that `later` goes on past was answered,
+    and changing it is a rewrite."""
+    k = found.units
+    if found.full or k >= len(later.units) or not earlier.units:
+        return False
+    a, b = earlier.units[k], later.units[k]
+    return (
+        a.section == b.section == "messages"
+        and a.message == earlier.units[-1].message
+        and b.message == later.units[-1].message
+    )
+
+
+def best_earlier(
+    requests: Sequence[CacheRequest], index: int, held: Iterable[int]
+) -> tuple[int, Shared] | None:
+    """The held earlier request `requests[index]` goes on from, to be compared with: one it
+    did not branch from first, then the most whole-unit tokens shared, then the most bytes of
+    the next unit, then the latest."""
+    later = requests[index]
+    best: tuple[tuple[bool, int, int, int], int, Shared] | None = None
+    for j in held:
+        found = shared(requests[j], later)
+        rank = (not branches(requests[j], later, found), found.unit_tokens, found.partial_bytes, j)
+        if best is None or rank > best[0]:
+            best = (rank, j, found)
+    return None if best is None else (best[1], best[2])
+
+
+def cumulative_tokens(units: Sequence[Unit]) -> list[int]:
+    """The tokens of the prefix ending at each unit, that unit included."""
+    return list(accumulate(unit.tokens for unit in units))
+
+
+def chain(units: Sequence[Unit], salts: Mapping[int, bytes] | None = None) -> list[bytes]:
+    """The cumulative hash at each unit: of every unit before it and itself, with `salts[i]`
+    mixed in just before unit i (what forks a provider's cache from that point)."""
+    digest = hashlib.sha256()
+    out = []
+    for index, unit in enumerate(units):
+        if salts and index in salts:
+            digest.update(b"\x00salt" + salts[index])
+        digest.update(len(unit.data).to_bytes(8, "big") + unit.data)
+        out.append(digest.copy().digest())
+    return out
+
+
+def common_hashes(a: Sequence[bytes], b: Sequence[bytes]) -> int:
+    """How many units two chains share from the start."""
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+__all__ = [
+    "Shared",
+    "best_earlier",
+    "branches",
+    "chain",
+    "common_bytes",
+    "common_hashes",
+    "cumulative_tokens",
+    "longest",
+    "shared",
+]

@@ -1,0 +1,49 @@
+"""Every provider's cache, registered once: a new one is a module with its `PROVIDER` and one
+line here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import ProbeDataError
+from . import anthropic_rules, gemini_rules, llamacpp_rules, openai_rules
+from .outcome import Outcome
+from .provider import Provider
+from .request import ApiShape, CacheRequest
+
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        anthropic_rules.PROVIDER,
+        openai_rules.PROVIDER,
+        gemini_rules.PROVIDER,
+        llamacpp_rules.PROVIDER,
+    )
+}
+# The provider a request of each API shape is simulated under unless another is asked for.
+DEFAULT_PROVIDER: dict[ApiShape, str] = {
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+}
+
+
+def provider_named(name: str) -> Provider:
+    found = PROVIDERS.get(name)
+    if found is None:
+        known = ", ".join(sorted(PROVIDERS))
+        raise ProbeDataError(f"unknown provider {name!r}: one of {known}")
+    return found
+
+
+def simulate(name: str, requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
+    """A session's requests, in the order sent, under provider `name`'s rules."""
+    chosen = provider_named(name)
+    shapes = sorted({r.shape for r in requests} - set(chosen.shapes))
+    if shapes:
+        raise ProbeDataError(f"provider {name!r} does not serve the {', '.join(shapes)} shape")
+    return chosen.simulate(requests)
+
+
+__all__ = ["DEFAULT_PROVIDER", "PROVIDERS", "provider_named", "simulate"]

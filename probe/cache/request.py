@@ -1,0 +1,77 @@
+"""The request as every simulator sees it: the ordered units a provider hashes, their marks, the
+parameters that fork a cache, and the caching headers, whatever the API shape it came in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+ApiShape = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+API_SHAPES: tuple[ApiShape, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
+Section = Literal["tools", "system", "messages"]
+# The parameters that fork a cache; a simulator says which of them it keys on.
+PARAMS = ("model", "thinking", "effort", "tool_choice", "prompt_cache_key", "images")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One cacheable unit: a tool, a block of the system prompt, or a block of a message (the
+    first block of a message carries the message's role and fields)."""
+
+    section: Section
+    path: str  # where it sits in the body: "tools.2", "system.0", "messages.3.content.1"
+    kind: str  # "tool", "text", "tool_use", "tool_result", "image", "function_call", ...
+    role: str  # the message's role; "" for tools, "system" for a system block
+    message: int  # its message's index in the body's list; -1 for tools and a top-level system
+    data: bytes  # the canonical bytes (canonical.py)
+    tokens: int  # tokens.py's estimate of `data`
+    order_free: bytes  # a digest of the same value with every key sorted
+    ttl: str | None = None  # an Anthropic `cache_control` on it: "5m" or "1h"
+    breakpoint: bool = False  # an OpenAI `prompt_cache_breakpoint` on it
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    schema: str  # canonical JSON of its parameter schema, as sent
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """What the body says about caching besides its marks."""
+
+    auto_ttl: str | None = None  # Anthropic's top-level `cache_control` (automatic caching)
+    mode: str | None = None  # OpenAI `prompt_cache_options.mode`
+    retention: str | None = None  # OpenAI `prompt_cache_retention` or `prompt_cache_options.ttl`
+    cache_prompt: bool = True  # llama.cpp's `cache_prompt`
+    slot: int | None = None  # llama.cpp's `id_slot`
+
+
+@dataclass(frozen=True)
+class CacheRequest:
+    shape: ApiShape
+    time: float  # when it arrived, in seconds (any origin, the same for a whole session)
+    model: str
+    units: tuple[Unit, ...]
+    tools: tuple[ToolSpec, ...]
+    params: Mapping[str, str | None]  # each of PARAMS: canonical JSON text, None when absent
+    settings: CacheSettings = field(default_factory=CacheSettings)
+    headers: tuple[tuple[str, str], ...] = ()  # the caching headers (credentials.py)
+
+    @property
+    def tokens(self) -> int:
+        return sum(unit.tokens for unit in self.units)
+
+
+__all__ = [
+    "API_SHAPES",
+    "PARAMS",
+    "ApiShape",
+    "CacheRequest",
+    "CacheSettings",
+    "Section",
+    "ToolSpec",
+    "Unit",
+]

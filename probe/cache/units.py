@@ -1,0 +1,131 @@
+"""Building the units of a request, for the reader of each API shape."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .canonical import canonical, order_free_digest, verbatim
+from .request import CacheSettings, Section, ToolSpec, Unit
+from .tokens import unit_tokens
+
+
+def dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def ttl_of(value: Any) -> str | None:
+    """The lifetime of an Anthropic `cache_control` on `value` ("5m" when it names none)."""
+    mark = value.get("cache_control") if isinstance(value, Mapping) else None
+    if not isinstance(mark, Mapping):
+        return None
+    ttl = mark.get("ttl")
+    return ttl if isinstance(ttl, str) else "5m"
+
+
+def has_breakpoint(value: Any) -> bool:
+    return isinstance(value, Mapping) and isinstance(value.get("prompt_cache_breakpoint"), Mapping)
+
+
+def blocks_of(content: Any) -> list[Any]:
+    """A message's content as blocks: a string is one text block, as a provider reads it."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    if isinstance(content, list):
+        return list(content)
+    return [] if content is None else [content]
+
+
+def kind_of(block: Any) -> str:
+    if isinstance(block, Mapping):
+        if isinstance(block.get("function"), Mapping):  # a Chat Completions tool call
+            return "tool_call"
+        kind = block.get("type")
+        if isinstance(kind, str):
+            return kind
+        for key in ("text", "functionCall", "functionResponse", "inlineData", "fileData"):
+            if key in block:
+                return key
+    return "block"
+
+
+@dataclass
+class Parts:
+    """What a shape's reader found: the units in order, the tools, the parameters, settings."""
+
+    units: list[Unit] = field(default_factory=list)
+    tools: list[ToolSpec] = field(default_factory=list)
+    params: dict[str, str | None] = field(default_factory=dict)
+    settings: CacheSettings = field(default_factory=CacheSettings)
+
+    def add(
+        self,
+        section: Section,
+        path: str,
+        block: Any,
+        *,
+        role: str = "",
+        message: int = -1,
+        header: Mapping[str, Any] | None = None,
+        kind: str | None = None,
+    ) -> None:
+        """One unit; `header` (a message's role and fields) goes before the first block."""
+        data = (b"" if header is None else canonical(header)) + (
+            b"" if block is None else canonical(block)
+        )
+        self.units.append(
+            Unit(
+                section=section,
+                path=path,
+                kind=kind or kind_of(block),
+                role=role,
+                message=message,
+                data=data,
+                tokens=unit_tokens(data),
+                order_free=order_free_digest([header, block]),
+                ttl=ttl_of(block),
+                breakpoint=has_breakpoint(block),
+            )
+        )
+
+    def add_message(
+        self,
+        section: Section,
+        path: str,
+        index: int,
+        role: str,
+        header: Mapping[str, Any],
+        blocks: list[tuple[str, Any]],
+    ) -> None:
+        """A message's blocks (each with its path); one unit of its header alone when it has
+        none, so that an empty message still counts."""
+        if not blocks:
+            self.add(section, path, None, role=role, message=index, header=header, kind="message")
+        for number, (block_path, block) in enumerate(blocks):
+            first = header if number == 0 else None
+            self.add(section, block_path, block, role=role, message=index, header=first)
+
+
+def tool_spec(name: Any, description: Any, schema: Any) -> ToolSpec:
+    return ToolSpec(
+        name=str(name or ""),
+        description=str(description or ""),
+        schema=verbatim(schema if schema is not None else {}),
+    )
+
+
+__all__ = [
+    "Parts",
+    "blocks_of",
+    "dicts",
+    "has_breakpoint",
+    "kind_of",
+    "mapping",
+    "tool_spec",
+    "ttl_of",
+]

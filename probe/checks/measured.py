@@ -1,0 +1,207 @@
+"""Whether a run did what its scenario meant, read after the run: a check that needed what did
+not happen is an `error` with the reason, never a verdict on what little was left.
+
+What a scenario means follows from its data: every turn the harness plays sends a request for
+each of its steps (a killed turn, for its first: the call), each carrying the turn's message;
+each turn falls on the day its clock says in the harness's clock; each later turn of a per-turn
+harness resumes the session (its first request holds an earlier message); the kill lands while
+the call's command runs; and the mock refused no request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxconf.terminal.controls import visible_controls
+
+from ..clock import clock_misses
+from ..harness import ProbeRun, ProcessRun, SessionRun
+from .model import Need, Sent, _count
+
+QUOTE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """One thing the scenario meant that the run did not do."""
+
+    need: Need
+    turn: int | None  # from 0
+    reason: str
+
+
+def ended(process: ProcessRun) -> str:
+    """How a process ended, with the last line of its standard error."""
+    if process.exit_code is None and not process.timed_out and not process.killed:
+        return visible_controls(process.stderr.strip()[:QUOTE_CHARS]) or "it did not start"
+    if process.timed_out:
+        what = "timed out"
+    elif process.killed:
+        what = "was killed by the probe"
+    else:
+        what = f"exited {process.exit_code}"
+    lines = process.stderr.strip().splitlines()
+    tail = f", stderr: {visible_controls(lines[-1][:QUOTE_CHARS])}" if lines else ""
+    return f"the process {what} after {process.seconds:g} s{tail}"
+
+
+def _process_of_turn(session: SessionRun, turn: int) -> int | None:
+    return next((n for n, p in enumerate(session.processes) if turn in p.turns), None)
+
+
+def _wanted_steps(run: ProbeRun, turn: int) -> list[int]:
+    first = run.scenario.first_step_of_turn(turn)
+    if run.scenario.turns[turn].kill_after_call_s is not None:
+        return [first]  # the rest of a killed turn never comes, by design
+    return list(range(first, first + len(run.scenario.turns[turn].steps)))
+
+
+def played_turns(run: ProbeRun) -> list[int]:
+    return [0] if run.profile.plays_one_turn else list(range(len(run.scenario.turns)))
+
+
+def _turns(
+    run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
+) -> list[Shortfall]:
+    """`anew`: the turns whose resume started a new session, which the mock then played from
+    the scenario's first step."""
+    out = []
+    # A harness without tools, or one fed a script of its own, cannot be placed step by step.
+    by_step = any(s.step is not None for s in sent) and not run.profile.drive.script
+    for turn in played_turns(run):
+        number = _process_of_turn(session, turn)
+        if number is None:
+            out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} was never played"))
+            continue
+        own = [s for s in sent if s.process == number]
+        if not by_step:
+            if not own:
+                why = ended(session.processes[number])
+                out.append(
+                    Shortfall("turns", turn, f"{where}turn {turn + 1} sent no request: {why}")
+                )
+            continue
+        user = run.scenario.turns[turn].user
+        wanted = _wanted_steps(run, turn)
+        got = {
+            s.step
+            for s in own
+            if s.step in wanted and any(user in text for text in s.request.user_texts)
+        }
+        if len(got) == len(wanted):
+            continue
+        why = ended(session.processes[number])
+        if turn in anew:
+            why = "its resume started a new session, which the mock played from the first step"
+        if not got:
+            what = "sent no request" if not own else f"sent none of its {len(wanted)} requests"
+        else:
+            what = f"sent {len(got)} of its {_count(len(wanted), 'request')}"
+        out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} {what}: {why}"))
+    return out
+
+
+def _clock(run: ProbeRun, session: SessionRun, where: str) -> list[Shortfall]:
+    if run.clock_problem is not None:
+        return []
+    out = []
+    tries = session.margins
+    after = (
+        f" ({len(tries)} tries, starting {', '.join(f'{m:g}' for m in tries)} s before midnight)"
+        if len(tries) > 1
+        else ""
+    )
+    for miss in clock_misses(run.scenario, session):
+        side = "after" if miss.late else "before"
+        out.append(
+            Shortfall(
+                "clock",
+                miss.turn,
+                f"{where}turn {miss.turn + 1} ran {side} midnight in the harness's clock: its"
+                f" request {miss.request} came {miss.after_start:g} s after its process started"
+                f" at {miss.started:%H:%M:%S}{after}",
+            )
+        )
+    return out
+
+
+def _resumes(run: ProbeRun, session: SessionRun, sent: list[Sent], where: str) -> list[Shortfall]:
+    if run.profile.drive.mode != "per-turn":
+        return []
+    out = []
+    for turn in played_turns(run)[1:]:
+        number = _process_of_turn(session, turn)
+        first = next((s for s in sent if s.process == number), None)
+        if first is None:
+            continue  # it sent nothing: the turns' shortfall says so
+        earlier = [t.user for t in run.scenario.turns[:turn]]
+        if not any(user in text for user in earlier for text in first.request.user_texts):
+            out.append(
+                Shortfall(
+                    "resume",
+                    turn,
+                    f"{where}the resume of turn {turn + 1} started a new session: its first"
+                    f" request ({first.n}) holds none of the earlier user messages",
+                )
+            )
+    return out
+
+
+def _kill(run: ProbeRun, session: SessionRun, where: str) -> list[Shortfall]:
+    turn = run.scenario.killed_turn()
+    if turn is None or run.profile.drive.mode != "per-turn":
+        return []
+    number = _process_of_turn(session, turn)
+    if number is None:
+        return []
+    process = session.processes[number]
+    kill = process.kill
+    head = f"{where}the kill did not land inside turn {turn + 1}'s call"
+    if kill is None:
+        return [
+            Shortfall("kill", turn, f"{head}: the turn ended before it came ({ended(process)})")
+        ]
+    if not kill.running:
+        return [
+            Shortfall(
+                "kill",
+                turn,
+                f"{head}: no process of the harness was running {kill.command!r} when it came",
+            )
+        ]
+    if process.not_ended:
+        left = ", ".join(process.not_ended[:3])
+        return [Shortfall("kill", turn, f"{head}: processes outlived it: {left}")]
+    return []
+
+
+def _refused(session: SessionRun, where: str) -> list[Shortfall]:
+    return [
+        Shortfall(
+            "bodies",
+            None,
+            f"{where}request {e.get('n')} was refused (HTTP {e.get('status')}): {e.get('reason')}",
+        )
+        for e in session.entries
+        if e.get("kind") == "refused"
+    ]
+
+
+def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
+    """Everything the scenario meant that the run did not do, session by session."""
+    out: list[Shortfall] = []
+    if run.not_installed:
+        return [Shortfall("turns", None, f"not installed: {run.not_installed}")]
+    for index, (session, sent) in enumerate(zip(run.sessions, sessions, strict=True)):
+        where = f"session {index + 1}: " if len(run.sessions) > 1 else ""
+        resumes = _resumes(run, session, sent, where)
+        anew = {f.turn for f in resumes if f.turn is not None}
+        out += _refused(session, where)
+        out += resumes
+        out += _turns(run, session, sent, where, anew)
+        out += _clock(run, session, where)
+        out += _kill(run, session, where)
+    return out
+
+
+__all__ = ["Shortfall", "ended", "played_turns", "shortfalls"]

@@ -1,0 +1,212 @@
+"""A recorded session's prompt-cache figures: its requests played again as the mock played them
+(the same bodies, caching headers, times and provider), each request's input, read, written and
+uncached tokens, the diagnosis of each that read less than it could have, and the session's
+totals, hit rate, tokens re-read and cost at a price table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from .cache import (
+    CacheRequest,
+    Diagnosis,
+    Figures,
+    PriceTable,
+    audit,
+    read_request,
+    request_cost,
+)
+from .harness import SessionRun
+
+
+@dataclass(frozen=True)
+class RequestFigures:
+    n: int  # its number in the session's log
+    model: str
+    figures: Figures | None  # None when the provider refused it
+    refused: str | None  # the API's message
+    output: int
+    diagnosis: Diagnosis | None
+    headers: dict[str, str]
+    cost: Decimal | None  # US dollars; None without a price
+
+
+@dataclass(frozen=True)
+class SessionFigures:
+    session: int
+    provider: str
+    requests: tuple[RequestFigures, ...]
+    prices: tuple[tuple[str, str, str], ...]  # each price row used: (model row, date, source)
+
+    def total(self, name: str) -> int:
+        return sum(getattr(r.figures, name) for r in self.requests if r.figures is not None)
+
+    @property
+    def hit_rate(self) -> float | None:
+        """What part of the input was read from the cache; None with no input."""
+        total = self.total("input_total")
+        return self.total("cache_read") / total if total else None
+
+    @property
+    def reread(self) -> int:
+        """Tokens a request shares with an earlier one the cache still held yet did not read."""
+        return sum(r.diagnosis.lost for r in self.requests if r.diagnosis is not None)
+
+    @property
+    def cost(self) -> Decimal | None:
+        costs = [r.cost for r in self.requests if r.figures is not None]
+        if any(c is None for c in costs):
+            return None
+        return sum((c for c in costs if c is not None), Decimal(0))
+
+
+def _played(session: SessionRun) -> dict[str, list[dict[str, Any]]]:
+    """The entries the mock played, by provider, in the order it played them."""
+    played = [e for e in session.entries if isinstance(e.get("cache"), dict)]
+    played.sort(key=lambda e: int(e["cache"]["index"]))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in played:
+        out.setdefault(str(entry["cache"]["provider"]), []).append(entry)
+    return out
+
+
+def _request(entry: dict[str, Any]) -> CacheRequest:
+    cache = entry["cache"]
+    headers = [(str(k), str(v)) for k, v in dict(cache.get("headers") or {}).items()]
+    return read_request(
+        entry["shape"], entry["body"], headers, float(cache["at"]), model=str(cache["model"])
+    )
+
+
+def played_requests(session: SessionRun) -> list[tuple[dict[str, Any], CacheRequest]]:
+    """Every request the mock played, with its log entry, in the order played."""
+    return [(e, _request(e)) for entries in _played(session).values() for e in entries]
+
+
+def session_figures(session: SessionRun, prices: PriceTable) -> list[SessionFigures]:
+    """One record per provider the session's requests were played under (one, but for a mock
+    that was sent two API shapes)."""
+    out = []
+    for provider, entries in _played(session).items():
+        requests = [_request(e) for e in entries]
+        result = audit(provider, requests)
+        rows: list[RequestFigures] = []
+        used: dict[str, tuple[str, str, str]] = {}
+        for entry, request, outcome, diagnosis in zip(
+            entries, requests, result.outcomes, result.diagnoses, strict=True
+        ):
+            output = int(entry.get("usage", {}).get("output", 0))
+            price = prices.find(provider, request.model)
+            cost = None
+            if price is not None and outcome.figures is not None:
+                cost = request_cost(outcome.figures, price, output).total
+                used[price.model] = (price.model, price.date, price.source)
+            refused = outcome.error.message if outcome.error is not None else None
+            headers = dict(request.headers)
+            rows.append(
+                RequestFigures(
+                    int(entry["n"]),
+                    request.model,
+                    outcome.figures,
+                    refused,
+                    output,
+                    diagnosis,
+                    headers,
+                    cost,
+                )
+            )
+        out.append(SessionFigures(session.index, provider, tuple(rows), tuple(used.values())))
+    return out
+
+
+def _diagnosis(diagnosis: Diagnosis | None, numbers: Sequence[int]) -> dict[str, Any] | None:
+    if diagnosis is None:
+        return None
+    return {
+        "against": numbers[diagnosis.against] if diagnosis.against is not None else None,
+        "shared": diagnosis.shared,
+        "read": diagnosis.read,
+        "lost": diagnosis.lost,
+        "causes": [
+            {
+                "kind": c.kind,
+                "anchor": c.anchor,
+                "detail": c.detail,
+                "unit": c.unit,
+                "byte": c.byte,
+                "diff": None
+                if c.diff is None
+                else {"earlier": c.diff.earlier, "later": c.diff.later, "at": c.diff.at},
+            }
+            for c in diagnosis.causes
+        ],
+    }
+
+
+def _money(value: Decimal | None) -> str | None:
+    return None if value is None else format(value.normalize(), "f")
+
+
+def _totals(sessions: Iterable[SessionFigures]) -> dict[str, Any]:
+    chosen = list(sessions)
+    input_total = sum(s.total("input_total") for s in chosen)
+    read = sum(s.total("cache_read") for s in chosen)
+    costs = [s.cost for s in chosen]
+    return {
+        "requests": sum(len(s.requests) for s in chosen),
+        "input_total": input_total,
+        "cache_read": read,
+        "cache_write": sum(s.total("cache_write") for s in chosen),
+        "uncached": input_total - read,
+        "hit_rate": read / input_total if input_total else None,
+        "reread": sum(s.reread for s in chosen),
+        "cost_usd": None
+        if any(c is None for c in costs)
+        else _money(sum((c for c in costs if c is not None), Decimal(0))),
+    }
+
+
+def to_data(sessions: Sequence[SessionFigures]) -> dict[str, Any]:
+    """The results file's `cache` section."""
+    out = []
+    for s in sessions:
+        numbers = [r.n for r in s.requests]
+        out.append(
+            {
+                "session": s.session + 1,
+                "provider": s.provider,
+                "prices": [{"model": m, "date": d, "source": src} for m, d, src in s.prices],
+                "totals": _totals([s]),
+                "requests": [
+                    {
+                        "n": r.n,
+                        "model": r.model,
+                        "input_total": r.figures.input_total if r.figures else None,
+                        "cache_read": r.figures.cache_read if r.figures else None,
+                        "cache_write": r.figures.cache_write if r.figures else None,
+                        "cache_write_1h": r.figures.cache_write_1h if r.figures else None,
+                        "uncached": r.figures.uncached if r.figures else None,
+                        "output": r.output,
+                        "refused": r.refused,
+                        "cost_usd": _money(r.cost),
+                        "headers": r.headers,
+                        "diagnosis": _diagnosis(r.diagnosis, numbers),
+                    }
+                    for r in s.requests
+                ],
+            }
+        )
+    return {"sessions": out, "totals": _totals(sessions)}
+
+
+__all__ = [
+    "RequestFigures",
+    "SessionFigures",
+    "played_requests",
+    "session_figures",
+    "to_data",
+]

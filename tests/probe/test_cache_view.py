@@ -1,0 +1,114 @@
+"""The cache figures where people look: the console's line, the run page's bars and causes, and
+the matrix's hit rate and tokens re-read per scenario."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxconf.probe.cache_view import bars, console_lines
+from ctxconf.probe.pages import matrix_html, matrix_markdown, matrix_rows, run_page
+
+
+def _request(n: int, read: int, uncached: int, diagnosis: Any = None) -> dict[str, Any]:
+    return {
+        "n": n,
+        "model": "m",
+        "input_total": read + uncached,
+        "cache_read": read,
+        "cache_write": 0,
+        "cache_write_1h": 0,
+        "uncached": uncached,
+        "output": 10,
+        "refused": None,
+        "cost_usd": None,
+        "headers": {},
+        "diagnosis": diagnosis,
+    }
+
+
+CAUSE = {
+    "kind": "system-text",
+    "anchor": "pfx.system.once",
+    "detail": "the system prompt's text changed",
+    "unit": "system.0",
+    "byte": 12,
+    "diff": {"earlier": "Request <b>1</b>", "later": "Request <script>2", "at": 8},
+}
+
+
+def _run(scenario: str, rate: float, reread: int) -> dict[str, Any]:
+    rows = [
+        _request(1, 0, 1000),
+        _request(
+            2, 0, 2000, {"against": 1, "shared": 900, "read": 0, "lost": 900, "causes": [CAUSE]}
+        ),
+    ]
+    totals = {
+        "requests": 2,
+        "input_total": 3000,
+        "cache_read": 0,
+        "cache_write": 0,
+        "uncached": 3000,
+        "hit_rate": rate,
+        "reread": reread,
+        "cost_usd": "0.0123",
+    }
+    session = {"session": 1, "provider": "anthropic", "prices": [], "totals": totals}
+    return {
+        "harness": {"name": "h", "api": "anthropic", "version": "1.0", "description": ""},
+        "scenario": {"name": scenario, "description": "d"},
+        "started": "2027-01-15T10:00:00+00:00",
+        "finished": "2027-01-15T10:01:00+00:00",
+        "ctxconf_version": "0",
+        "requests": 2,
+        "clock_problem": None,
+        "checks": [],
+        "processes": [],
+        "cache": {"sessions": [{**session, "requests": rows}], "totals": totals},
+    }
+
+
+def test_the_console_gives_each_sessions_figures() -> None:
+    assert console_lines(_run("basic", 0.25, 900)) == [
+        "  cache, session 1 under anthropic: input 3,000, read 0, written 0, uncached 3,000, "
+        "hit rate 25.0 %, re-read 900, cost $0.0123"
+    ]
+    assert console_lines({"checks": []}) == []
+
+
+def test_the_bars_share_one_scale_within_a_session() -> None:
+    session = {"requests": [_request(1, 300, 100), _request(2, 0, 800)]}
+    drawn = bars(session)
+    assert [(b.read_px, b.uncached_px) for b in drawn] == [(150, 50), (0, 400)]
+
+
+def test_the_run_page_shows_the_number_then_the_cause_then_the_bytes_escaped() -> None:
+    page = run_page(_run("basic", 0.25, 900))
+    assert "<strong>25.0 %</strong> of 3,000 input tokens" in page
+    assert "<svg" in page and 'aria-label="0 read, 2,000 uncached"' in page
+    assert "system-text" in page and "pfx.system.once" in page
+    assert "<script>2" not in page and "&lt;script&gt;2" in page
+    assert "<b>1</b>" not in page
+    assert page.index("25.0 %") < page.index("system-text") < page.index("&lt;script&gt;2")
+
+
+def test_the_matrix_gains_a_hit_rate_and_tokens_re_read_per_scenario() -> None:
+    runs = [_run("basic", 0.25, 900), _run("midnight", 0.5, 40)]
+    assert matrix_rows(runs)[0].cache == {"basic": (0.25, 900), "midnight": (0.5, 40)}
+    markdown = matrix_markdown(runs)
+    head, _, row = markdown.splitlines()[:3]
+    assert head.endswith(
+        "| cache hit rate (basic) | tokens re-read (basic) "
+        "| cache hit rate (midnight) | tokens re-read (midnight) |"
+    )
+    assert row.endswith("| 25.0 % | 900 | 50.0 % | 40 |")
+    html = matrix_html(runs)
+    assert '<td data-sort="0.25">25.0 %</td><td data-sort="900">900</td>' in html
+    assert html.count('class="sort"') == 4 and "<script" not in html
+
+
+def test_a_results_file_without_a_cache_section_shows_no_cache_columns() -> None:
+    old = _run("basic", 0.25, 900)
+    del old["cache"]
+    assert "cache hit rate" not in matrix_markdown([old])
+    assert "Prompt cache" not in run_page(old)

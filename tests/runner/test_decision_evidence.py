@@ -1,0 +1,82 @@
+"""What counts as evidence that a decision was read the other way (runner/decision_groups.py).
+
+Each of the reference's readings, run as an implementation, is named as its own decision and
+no other; an answer that departs from the other reading anywhere, an error answer where the
+readings part, or a failure where they agree is no evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ctxconf.reference import READINGS, answers_read_otherwise
+from ctxconf.runner.decision_groups import answers_as_the_other_reading
+from ctxconf.runner.engine import RunOptions, run_suite
+from ctxconf.runner.reference_impl import ReferenceImplementation
+from ctxconf.runner.results import StepResult
+from ctxconf.runner.transports import FakeTransport, Message
+from tests.bundled_suite import LOOP
+
+REFERENCE = ReferenceImplementation()
+
+
+def _reading_as_an_implementation(anchor: str) -> Any:
+    def answer(request: Message) -> Message:
+        case = request["case"]
+        texts: list[object] = list(
+            answers_read_otherwise(anchor, request["area"], case, LOOP) or []
+        )
+        # Steps the other reading cannot take are steps this implementation cannot do.
+        texts += [{"error": "not a step of this reading"}] * (len(case["steps"]) - len(texts))
+        return {"seq": request["seq"], "outputs": texts}
+
+    return lambda: FakeTransport(answer, hello=REFERENCE.hello())
+
+
+@pytest.mark.parametrize("anchor", sorted(READINGS))
+def test_each_reading_is_named_as_its_own_decision(anchor: str) -> None:
+    results = run_suite(
+        RunOptions(impl="fake", k=anchor), factory=_reading_as_an_implementation(anchor)
+    )
+    tagged = [case.name for case in results.cases if anchor in case.rules]
+    assert [(item.decision, list(item.cases)) for item in results.footer.read_otherwise] == [
+        (anchor, tagged)
+    ]
+
+
+def _step(expected: str, actual: str | None, message: str = "") -> StepResult:
+    if message:
+        return StepResult(0, {"op": "x"}, expected, None, "fail", message)
+    verdict = "pass" if actual == expected else "fail"
+    return StepResult(0, {"op": "x"}, expected, actual, verdict)
+
+
+def test_the_other_readings_text_where_they_part_is_evidence() -> None:
+    steps = [_step("a", "a"), _step("b", "B")]
+    assert answers_as_the_other_reading(steps, ["a", "B"])
+
+
+def test_an_error_answer_where_the_readings_part_is_none() -> None:
+    steps = [_step("a", "a"), _step("b", None, "the implementation answered: not done")]
+    assert not answers_as_the_other_reading(steps, ["a", "B"])
+
+
+def test_another_text_where_they_part_is_none() -> None:
+    assert not answers_as_the_other_reading([_step("a", "a"), _step("b", "b-")], ["a", "B"])
+
+
+def test_a_failure_where_the_readings_agree_is_none() -> None:
+    steps = [_step("a", "a-"), _step("b", "B")]
+    assert not answers_as_the_other_reading(steps, ["a", "B"])
+
+
+def test_steps_past_those_the_other_reading_answers_are_not_looked_at() -> None:
+    steps = [_step("a", "A"), _step("b", None, "cannot do it")]
+    assert answers_as_the_other_reading(steps, ["A"])
+    assert not answers_as_the_other_reading(steps, [])
+
+
+def test_readings_that_agree_everywhere_are_no_evidence() -> None:
+    assert not answers_as_the_other_reading([_step("a", "a")], ["a"])
