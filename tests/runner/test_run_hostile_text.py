@@ -28,22 +28,31 @@ def _obeyed(done: Done) -> list[str]:
     )
 
 
-def test_a_failing_cases_stderr_and_message_are_shown_with_their_controls_visible(
-    tmp_path: Path,
-) -> None:
+def test_a_failing_cases_stderr_is_shown_with_its_controls_visible(tmp_path: Path) -> None:
     impl = f"cmd:{sys.executable} {FAUX / 'hostile_stderr.py'}"
     done = ctxconf("run", "--impl", impl, *FEW, "--json", "r.json", "--junit", "j.xml",
                    cwd=tmp_path, expect=1)  # fmt: skip
     assert _obeyed(done) == [], done
-    assert "the implementation answered with an error: refused ⟨U+001B⟩[2J⟨U+001B⟩]0;owned" in (
-        done.stdout
-    )
-    assert "  | hostile_stderr: ⟨U+001B⟩[2J" in done.stdout
+    assert "  | hostile_stderr: ⟨U+001B⟩[2J⟨U+001B⟩]0;owned⟨U+0007⟩" in done.stdout
     assert "⟨U+001B⟩]52;c;cm0gLXJmIH4=⟨U+0007⟩⟨U+009B⟩2J" in done.stdout
     # The results keep what the implementation wrote; only the terminal is spared it.
-    (broken,) = [case for case in load(tmp_path / "r.json").cases if case.verdict == "error"]
+    (broken,) = [case for case in load(tmp_path / "r.json").cases if case.verdict == "crash"]
     assert "\x1b]52;c;" in broken.stderr
     assert "\x1b" not in (tmp_path / "j.xml").read_text(encoding="utf-8")
+
+
+def test_an_error_message_quoting_the_answer_is_shown_with_its_controls_visible(
+    tmp_path: Path,
+) -> None:
+    impl = f"cmd:{sys.executable} {FAUX / 'hostile_error.py'}"
+    done = ctxconf("run", "--impl", impl, *FEW, "--json", "r.json", cwd=tmp_path, expect=1)
+    assert _obeyed(done) == [], done
+    assert (
+        "the implementation answered with an error: refused ⟨U+001B⟩[2J⟨U+001B⟩]0;owned⟨U+0007⟩"
+        "⟨U+001B⟩]52;c;cm0gLXJmIH4=⟨U+0007⟩⟨U+009B⟩2J"
+    ) in done.stdout
+    (broken,) = [case for case in load(tmp_path / "r.json").cases if case.verdict == "error"]
+    assert broken.message.startswith("the implementation answered with an error: refused \x1b")
 
 
 def test_the_stderr_of_an_implementation_that_does_not_start_is_shown_the_same_way(
