@@ -267,7 +267,9 @@ def section(
         "the same 100,000-case file with one error took more than 900 s here (stopped then) "
         "against 17 s valid, and 181 s against 2.6 s on a faster machine. The page holds the "
         "first 1,000 cards of a group; the rest wait in data blocks of 1,000 (shelves), put on "
-        "the page by a button, or by a link to one of their cases. Before, every card was in the "
+        "the page by a button, or by a link to one of their cases; the shelves come last in the "
+        "page, after its script, which works before the parser reaches them (until the load "
+        "event, only their button waits). Before, every card was in the "
         "page, as `--unshelved` makes it; on a faster machine 100,000 failing cases made a "
         "226 MB page that headless Chromium first painted after 292 s.",
         END_MARKER,

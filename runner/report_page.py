@@ -4,8 +4,8 @@ self-contained page (inline CSS and JS, nothing fetched), under a CSP that allow
 A compact case's details travel as a `<script type="application/json">` data block
 (`data_block`), which the page's script turns into HTML when the case is unfolded. Past the first
 SHELF_CASES cases of a group, the cases themselves wait in data blocks of SHELF_CASES each (a
-shelf), put on the page a shelf at a time: a page of 100,000 failing cases opens with a page's
-worth of cards, not 100,000.
+shelf), put on the page a shelf at a time; the shelves' data comes last in the page, after its
+script. A page of 100,000 failing cases opens with a page's worth of cards, not 100,000.
 """
 
 from __future__ import annotations

@@ -30,9 +30,16 @@
     foldRules(body);
   }
 
-  function unshelve(shelves, shelf) {
-    // A shelf's cases become cards of the page where the shelf stood, so the cards keep their
-    // order whichever shelf comes down first.
+  function dataOf(place) {
+    return document.querySelector('script.shelf[data-shelf="' + place.dataset.shelf + '"]');
+  }
+
+  function unshelve(place) {
+    // A shelf's cases become cards of the page where its place is, so the cards keep their
+    // order whichever shelf comes down first. Its data is at the end of the page: until the
+    // parser has reached it (the load event), there is nothing to bring down.
+    var shelf = dataOf(place);
+    if (!shelf) { return; }
     var data = JSON.parse(shelf.textContent);
     var cards = document.createElement("template");
     cards.innerHTML = data.cards;
@@ -45,7 +52,9 @@
       card.appendChild(block);
     });
     var count = cards.content.querySelectorAll("details.case").length;
-    shelf.parentNode.insertBefore(cards.content, shelf);
+    var shelves = place.closest(".shelves");
+    place.parentNode.insertBefore(cards.content, place);
+    place.remove();
     shelf.remove();
     shelves.dataset.left = String(Number(shelves.dataset.left) - count);
     labelShelves(shelves);
@@ -53,24 +62,25 @@
 
   function labelShelves(shelves) {
     var left = Number(shelves.dataset.left);
-    var next = shelves.querySelector("script.shelf");
     var button = shelves.querySelector("button.show-more");
-    if (!next || left <= 0) { button.parentNode.remove(); return; }
+    if (!shelves.querySelector(".shelf-place") || left <= 0) {
+      button.parentNode.remove();
+      return;
+    }
     button.textContent = "Show the next cases (" + left.toLocaleString("en") + " more)";
+    button.disabled = !dataOf(shelves.querySelector(".shelf-place"));  // not parsed yet
     button.hidden = false;
   }
 
   function reach(id) {
     // A case still on a shelf: its shelf comes down, and it alone.
     var needle = 'id=\\"' + id + '\\"';
-    var shelves = document.querySelectorAll(".shelves");
-    for (var i = 0; i < shelves.length; i++) {
-      var all = shelves[i].querySelectorAll("script.shelf");
-      for (var j = 0; j < all.length; j++) {
-        if (all[j].textContent.indexOf(needle) !== -1) {
-          unshelve(shelves[i], all[j]);
-          return document.getElementById(id);
-        }
+    var all = document.querySelectorAll("script.shelf");
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].textContent.indexOf(needle) !== -1) {
+        var place = document.querySelector('.shelf-place[data-shelf="' + all[i].dataset.shelf + '"]');
+        if (place) { unshelve(place); }
+        return document.getElementById(id);
       }
     }
     return null;
@@ -88,8 +98,8 @@
   document.querySelectorAll(".shelves").forEach(function (shelves) {
     labelShelves(shelves);
     shelves.querySelector("button.show-more").addEventListener("click", function () {
-      var next = shelves.querySelector("script.shelf");
-      if (next) { unshelve(shelves, next); }
+      var next = shelves.querySelector(".shelf-place");
+      if (next) { unshelve(next); }
     });
   });
   document.addEventListener("toggle", function (event) {
@@ -99,6 +109,11 @@
   document.querySelectorAll("details.lazy[open]").forEach(fill);
   window.addEventListener("hashchange", openTarget);
   openTarget();
+  // A link to a shelved case is followed once the shelves' data is in.
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll(".shelves").forEach(labelShelves);
+    openTarget();
+  });
 
   var box = document.getElementById("only-failures");
   var label = document.getElementById("filter");

@@ -20,7 +20,9 @@ from tests.runner.test_report_browser import CHROMIUM, Browser, becomes_visible
 SHELF = 3
 CASES = 8  # three cards in the page, then shelves of three and two
 _CARD_ID = re.compile(r'<details class="case [^"]*" id="([^"]+)"')
-_SHELF = re.compile(r'<script type="application/json" class="shelf">(.*?)</script>', re.S)
+_SHELF = re.compile(
+    r'<script type="application/json" class="shelf" data-shelf="[^"]+">(.*?)</script>', re.S
+)
 
 
 @pytest.fixture
@@ -46,9 +48,13 @@ def test_past_the_first_cards_the_cases_wait_on_shelves(page: Path) -> None:
     assert shelved == _ids()[SHELF:], "each case once, in its order"
     for shelf in data:  # each lazy card's body beside it, escaped once
         assert "body-data" not in shelf["cards"]
-        assert len(shelf["bodies"]) == shelf["cards"].count(" lazy\"")
+        assert len(shelf["bodies"]) == shelf["cards"].count(' lazy"')
         assert all('class="diff"' in body for body in shelf["bodies"])
     assert "5 more cases wait in this page's data, put on the page 3 at a time" in html
+    # A place for each shelf among the cards, its data after the page's script: the page works
+    # before the parser reaches the shelves.
+    assert html.count('class="shelf-place"') == 2
+    assert html.index('class="shelf"') > html.index("<script>") > html.index('class="shelf-place"')
 
 
 def test_a_group_that_fits_has_no_shelf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
