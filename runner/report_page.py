@@ -34,6 +34,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     environment.filters["data_block"] = data_block
+    environment.globals["shelf_block"] = shelf_block
     return environment
 
 
@@ -44,6 +45,13 @@ def data_block(html: str) -> Markup:
     alone keeps the block nearly as small as the HTML it carries.
     """
     return Markup(json.dumps(str(html), ensure_ascii=False).replace("<", "\\u003c"))
+
+
+def shelf_block(cards: str, bodies: list[str]) -> Markup:
+    """A shelf's cards (escaped HTML) and its lazy cards' bodies, in their order, as the JSON
+    text of a data block; `<` escaped as in `data_block`."""
+    text = json.dumps({"cards": str(cards), "bodies": bodies}, ensure_ascii=False)
+    return Markup(text.replace("<", "\\u003c"))
 
 
 def render_html(view: ReportView) -> str:

@@ -30,14 +30,22 @@
     foldRules(body);
   }
 
-  function unshelve(shelves) {
-    // The next shelf's cases become cards of the page, after those already there.
-    var shelf = shelves.querySelector("script.shelf");
-    if (!shelf) { return; }
+  function unshelve(shelves, shelf) {
+    // A shelf's cases become cards of the page where the shelf stood, so the cards keep their
+    // order whichever shelf comes down first.
+    var data = JSON.parse(shelf.textContent);
     var cards = document.createElement("template");
-    cards.innerHTML = JSON.parse(shelf.textContent);
+    cards.innerHTML = data.cards;
+    cards.content.querySelectorAll("details.case.lazy").forEach(function (card, index) {
+      // Its body travelled beside the cards; it gets the data block every lazy card has.
+      var block = document.createElement("script");
+      block.type = "application/json";
+      block.className = "body-data";
+      block.textContent = JSON.stringify(data.bodies[index]);
+      card.appendChild(block);
+    });
     var count = cards.content.querySelectorAll("details.case").length;
-    shelves.parentNode.insertBefore(cards.content, shelves);
+    shelf.parentNode.insertBefore(cards.content, shelf);
     shelf.remove();
     shelves.dataset.left = String(Number(shelves.dataset.left) - count);
     labelShelves(shelves);
@@ -47,20 +55,20 @@
     var left = Number(shelves.dataset.left);
     var next = shelves.querySelector("script.shelf");
     var button = shelves.querySelector("button.show-more");
-    if (!next || left <= 0) { shelves.remove(); return; }
+    if (!next || left <= 0) { button.parentNode.remove(); return; }
     button.textContent = "Show the next cases (" + left.toLocaleString("en") + " more)";
     button.hidden = false;
   }
 
   function reach(id) {
-    // A case still on a shelf: put the shelves up to its own on the page, in their order.
+    // A case still on a shelf: its shelf comes down, and it alone.
     var needle = 'id=\\"' + id + '\\"';
     var shelves = document.querySelectorAll(".shelves");
     for (var i = 0; i < shelves.length; i++) {
       var all = shelves[i].querySelectorAll("script.shelf");
       for (var j = 0; j < all.length; j++) {
         if (all[j].textContent.indexOf(needle) !== -1) {
-          for (var k = 0; k <= j; k++) { unshelve(shelves[i]); }
+          unshelve(shelves[i], all[j]);
           return document.getElementById(id);
         }
       }
@@ -80,7 +88,8 @@
   document.querySelectorAll(".shelves").forEach(function (shelves) {
     labelShelves(shelves);
     shelves.querySelector("button.show-more").addEventListener("click", function () {
-      unshelve(shelves);
+      var next = shelves.querySelector("script.shelf");
+      if (next) { unshelve(shelves, next); }
     });
   });
   document.addEventListener("toggle", function (event) {

@@ -1,6 +1,7 @@
 """A page of many failing cases opens with a page's worth of cards: past the first SHELF_CASES of
 a group, the cases wait in data blocks (shelves) of SHELF_CASES each, put on the page by a button
-or by a link to one of their cases. Every case is in the page exactly once, in its order."""
+(the next shelf) or by a link to one of their cases (that case's shelf alone). Every case is in
+the page exactly once, and the cards keep the cases' order whichever shelf comes down first."""
 
 from __future__ import annotations
 
@@ -38,10 +39,15 @@ def test_past_the_first_cards_the_cases_wait_on_shelves(page: Path) -> None:
     html = page.read_text(encoding="utf-8")
     shelves = _SHELF.findall(html)
     assert _CARD_ID.findall(_SHELF.sub("", html)) == _ids()[:SHELF]
-    assert [len(_CARD_ID.findall(json.loads(text))) for text in shelves] == [3, 2]
+    data = [json.loads(text) for text in shelves]
+    assert [len(_CARD_ID.findall(shelf["cards"])) for shelf in data] == [3, 2]
     assert all("<" not in text for text in shelves), "no markup the HTML parser could see"
-    shelved = [card for text in shelves for card in _CARD_ID.findall(json.loads(text))]
+    shelved = [card for shelf in data for card in _CARD_ID.findall(shelf["cards"])]
     assert shelved == _ids()[SHELF:], "each case once, in its order"
+    for shelf in data:  # each lazy card's body beside it, escaped once
+        assert "body-data" not in shelf["cards"]
+        assert len(shelf["bodies"]) == shelf["cards"].count(" lazy\"")
+        assert all('class="diff"' in body for body in shelf["bodies"])
     assert "5 more cases wait in this page's data, put on the page 3 at a time" in html
 
 
@@ -85,7 +91,9 @@ def test_the_button_puts_the_next_shelf_on_the_page(browser: Browser, page: Path
     )
     browser.click(button)
     assert _cards(browser) == _ids()
-    assert browser.evaluate("document.querySelectorAll('.shelves').length") == 0
+    assert (
+        browser.evaluate("document.querySelectorAll('script.shelf, button.show-more').length") == 0
+    )
     last = f"#{_ids()[-1]}"
     browser.click(f"{last} > summary")
     assert becomes_visible(browser, f"{last} .diff"), "a shelved case fills in when unfolded"
@@ -97,7 +105,12 @@ def test_a_link_to_a_shelved_case_puts_it_on_the_page_unfolded(
     browser: Browser, page: Path
 ) -> None:
     browser.open(f"{page.as_uri()}#{_ids()[-1]}", 1280)
-    assert _cards(browser) == _ids(), "the shelves up to the case's own, in their order"
+    assert _cards(browser) == _ids()[:SHELF] + _ids()[2 * SHELF :], "its own shelf alone"
     assert browser.evaluate(f"document.getElementById('{_ids()[-1]}').open") is True
     assert becomes_visible(browser, f"#{_ids()[-1]} .diff")
+    assert browser.evaluate("document.querySelector('button.show-more').textContent") == (
+        "Show the next cases (3 more)"
+    )
+    browser.click("button.show-more")
+    assert _cards(browser) == _ids(), "the shelf left comes down in its place"
     assert browser.errors() == []
