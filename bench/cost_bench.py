@@ -10,10 +10,13 @@ report page of 100,000 failing cases.
    its own, as `ctxconf run --html` does (a results file that large is more than `ctxconf
    report` reads): the render's time and the page's size. With Chromium installed, the page is
    opened headless: its first contentful paint, its load event and its DOM nodes, then the time
-   to follow a link to its last case (put on the page from its shelf) and unfold it.
+   to follow a link to its last case (put on the page from its shelf) and unfold it. With
+   `--unshelved`, the same page with every card in it, as it was before the shelves, is made and
+   opened too (it takes many minutes at 100,000 cases).
 
     python bench/cost_bench.py                  # 100,000 cases
     python bench/cost_bench.py --quick          # 5,000 cases
+    python bench/cost_bench.py --unshelved      # also the page as it was before the shelves
     python bench/cost_bench.py --write-readme   # also update bench/README.md's section
 
 Exit codes: 0 when every measurement ran, 1 when one failed, 2 for usage.
@@ -40,6 +43,7 @@ import readme  # sibling scripts, not a package
 from bench_reference import README, publish
 from report_bench import CHROMIUM, ROOT, TIME, many_failing
 
+from ctxconf.runner.report_page import SHELF_CASES
 from ctxconf.specdata.paths import bundled_spec_dir
 
 START_MARKER = "<!-- cost:start -->"
@@ -100,19 +104,22 @@ def measure_validation(folder: Path, count: int) -> tuple[int, Timed, Timed]:
     return size, runs[0], runs[1]
 
 
-def _child_page(count: int, page: Path) -> None:
-    """In a process of its own: build the document, then time `write_html` alone."""
+def _child_page(count: int, page: Path, shelf: int) -> None:
+    """In a process of its own: build the document, then time `write_html` alone (`shelf`: the
+    cards of a group in the page, the rest on shelves of as many)."""
+    from ctxconf.runner import report_page
     from ctxconf.runner.report import write_html
 
+    report_page.SHELF_CASES = shelf
     doc = many_failing(count)
     started = time.perf_counter()
     write_html(doc, page)
     print(json.dumps({"seconds": time.perf_counter() - started}))
 
 
-def render_page(count: int, page: Path) -> float:
+def render_page(count: int, page: Path, shelf: int) -> float:
     done = subprocess.run(
-        [sys.executable, __file__, "--child-page", str(count), str(page)],
+        [sys.executable, __file__, "--child-page", str(count), str(page), str(shelf)],
         capture_output=True,
         text=True,
         check=False,
@@ -155,11 +162,16 @@ new Promise(done => {
 """
 
 
-def open_page(page: Path, profile: Path, count: int) -> Opened:
+def open_page(page: Path, profile: Path, *, patient: bool = False) -> Opened:
+    """Open the page headless; `patient`: wait as long as a page of every card takes."""
     sys.path.insert(0, str(ROOT))
     from tests.runner.test_report_browser import Browser
 
-    browser = Browser(profile)
+    class Patient(Browser):
+        def _receive(self, timeout: float = 3600.0) -> dict[str, Any]:
+            return super()._receive(timeout)
+
+    browser = (Patient if patient else Browser)(profile)
     try:
         browser.send("Performance.enable")
         started = time.perf_counter()
@@ -203,6 +215,7 @@ def section(
     validation: tuple[int, Timed, Timed],
     page: tuple[float, int],
     opened: Opened | None,
+    unshelved: tuple[float, int, Opened | None] | None = None,
 ) -> str:
     size, valid, broken = validation
     render_seconds, page_bytes = page
@@ -234,6 +247,17 @@ def section(
             f"errors), and follows a link to the last case, putting it on the page from its "
             f"shelf and unfolding it, in {opened.reach_seconds:.2f} s."
         )
+    if unshelved is not None:
+        seconds, size, before = unshelved
+        lines += ["", (
+            f"With every card in the page, as before the shelves (`--unshelved`): a page of "
+            f"{size / MB:.1f} MB rendered in {seconds:.2f} s"
+            + (
+                f"; headless Chromium first paints it in {before.first_paint_seconds:.2f} s (its "
+                f"load event after {before.load_seconds:.2f} s, {before.nodes:,} DOM nodes)."
+                if before is not None else "."
+            )
+        )]  # fmt: skip
     lines += [
         "",
         "A file with a problem costs little more than a valid one because the compiled validator "
@@ -244,8 +268,8 @@ def section(
         "against 17 s valid, and 181 s against 2.6 s on a faster machine. The page holds the "
         "first 1,000 cards of a group; the rest wait in data blocks of 1,000 (shelves), put on "
         "the page by a button, or by a link to one of their cases. Before, every card was in the "
-        "page: 100,000 failing cases made a 226 MB page that headless Chromium first painted "
-        "after 292 s.",
+        "page, as `--unshelved` makes it; on a faster machine 100,000 failing cases made a "
+        "226 MB page that headless Chromium first painted after 292 s.",
         END_MARKER,
     ]
     return "\n".join(lines) + "\n"
@@ -257,10 +281,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="5,000 cases: a smoke run")
     parser.add_argument("--no-browser", action="store_true", help="do not open the page")
     parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
-    parser.add_argument("--child-page", nargs=2, metavar=("CASES", "PAGE"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--unshelved", action="store_true", help="also the page with every card in it"
+    )
+    parser.add_argument("--child-page", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_page:
-        _child_page(int(args.child_page[0]), Path(args.child_page[1]))
+        count, page, shelf = args.child_page
+        _child_page(int(count), Path(page), int(shelf))
         return 0
     if args.write_readme and readme.refused(README):
         return 2
@@ -268,19 +296,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if count < 2:
         parser.error("--cases is at least 2")
     command = "python bench/cost_bench.py" + (" --quick" if args.quick else "")
+    command += " --unshelved" if args.unshelved else ""
     with tempfile.TemporaryDirectory(prefix="ctxconf-cost-bench-") as temporary:
         folder = Path(temporary)
         try:
             validation = measure_validation(folder, count)
+            browse = CHROMIUM.exists() and not args.no_browser
             page = folder / "many.html"
-            render_seconds = render_page(count, page)
-            opened = None
-            if CHROMIUM.exists() and not args.no_browser:
-                opened = open_page(page, folder / "profile", count)
+            render_seconds = render_page(count, page, SHELF_CASES)
+            opened = open_page(page, folder / "profile") if browse else None
+            unshelved = None
+            if args.unshelved:
+                whole = folder / "whole.html"
+                seconds = render_page(count, whole, count)
+                before = open_page(whole, folder / "profile-2", patient=True) if browse else None
+                unshelved = (seconds, whole.stat().st_size, before)
         except RuntimeError as error:
             print(f"cost_bench: {error}", file=sys.stderr)
             return 1
-        text = section(command, count, validation, (render_seconds, page.stat().st_size), opened)
+        text = section(
+            command, count, validation, (render_seconds, page.stat().st_size), opened, unshelved
+        )
     return 0 if publish(text, (START_MARKER, END_MARKER), args.write_readme) else 2
 
 
