@@ -94,7 +94,7 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
 ) -> None:
     impl = f"python:tests.faulty.{fault}"
     # Bounded by examples and the seed, not the clock: the same search on any machine.
-    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "1", "--examples", "500",
+    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "1", "--examples", "2000",
                       "--out", tmp_path, cwd=tmp_path, expect=1)
     assert "disagreement found after" in done.stdout
     assert re.search(r"^step \d+ \(\w+\) differs:$", done.stdout, re.MULTILINE), str(done)
