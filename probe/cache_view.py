@@ -1,5 +1,5 @@
 """The cache figures of a results file as people read them: the console's lines, the run page's
-per-request bars, and the matrix's hit rate and tokens re-read. Read from the results file's
+and per-request bars. Read from the results file's
 `cache` section only (a file written before it had none, and shows none)."""
 
 from __future__ import annotations
@@ -68,12 +68,4 @@ def bars(session: dict[str, Any]) -> list[Bar]:
     return out
 
 
-def scenario_figures(data: dict[str, Any]) -> tuple[float | None, int] | None:
-    """(hit rate, tokens re-read) of a run, or None for a file without a cache section."""
-    cache = data.get("cache")
-    if not cache:
-        return None
-    return cache["totals"]["hit_rate"], int(cache["totals"]["reread"])
-
-
-__all__ = ["BAR_WIDTH", "Bar", "bars", "console_lines", "dollars", "percent", "scenario_figures"]
+__all__ = ["BAR_WIDTH", "Bar", "bars", "console_lines", "dollars", "percent"]

@@ -4,6 +4,8 @@ bundled, or build the matrix of several results files."""
 from __future__ import annotations
 
 import dataclasses
+import sys
+from json import dumps
 from pathlib import Path
 from typing import TextIO
 
@@ -15,8 +17,13 @@ from .cache import load_prices
 from .cache_session import provider_for
 from .cache_view import console_lines
 from .checks import judge_run
+from .batch import pairs, probe_many
 from .errors import ProbeDataError
 from .harness import ProbeRun, run_probe
+from .matrix import change_lines, matrix_rows
+from .matrix import compare as compare_rows
+from .matrix import load as load_matrix
+from .matrix import to_data as matrix_data
 from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
@@ -95,24 +102,56 @@ def _left_running(run: ProbeRun) -> list[str]:
     return lines
 
 
+def probe_all(
+    harnesses: list[str], scenarios: list[str], jobs: int, folder: Path | None, options: list[str]
+) -> int:
+    """Every harness with every scenario (`all`: every bundled one), `jobs` at a time."""
+    named = [n for h in harnesses for n in (bundled_profiles() if h == "all" else [h])]
+    plays = [n for s in scenarios for n in (bundled_scenarios() if s == "all" else [s])]
+    for name in dict.fromkeys(named):
+        load_profile(name)  # a broken one is refused before any harness starts
+    for name in dict.fromkeys(plays):
+        load_scenario(name)
+    todo = pairs(list(dict.fromkeys(named)), list(dict.fromkeys(plays)))
+    return probe_many(todo, jobs, folder or Path("reports"), options, sys.stdout)
+
+
 def list_bundled(out: TextIO) -> int:
     out.write("harnesses: " + ", ".join(bundled_profiles()) + "\n")
     out.write("scenarios: " + ", ".join(bundled_scenarios()) + "\n")
     return 0
 
 
-def matrix(files: list[Path], html: Path | None, markdown: Path | None, out: TextIO) -> int:
+def matrix(
+    files: list[Path],
+    html: Path | None,
+    markdown: Path | None,
+    out: TextIO,
+    json: Path | None = None,
+    compare: Path | None = None,
+) -> int:
+    """The matrix of `files`; with `compare`, every cell that changed since that earlier matrix
+    is marked and said, and the exit code is 1 when one got worse."""
     runs = [results.load(path) for path in files]
     if not runs:
         raise ProbeDataError("--matrix needs at least one results file")
-    if html is None and markdown is None:
-        out.write(matrix_markdown(runs))
-        return 0
+    rows = matrix_rows(runs)
+    comparison = None
+    if compare is not None:
+        comparison = compare_rows(rows, load_matrix(compare), str(compare))
+    if json is not None:
+        _write(json, dumps(matrix_data(rows), indent=2, ensure_ascii=False) + "\n")
     if html is not None:
-        _write(html, matrix_html(runs))
+        _write(html, matrix_html(rows, comparison))
     if markdown is not None:
-        _write(markdown, matrix_markdown(runs))
-    return 0
+        _write(markdown, matrix_markdown(rows, comparison))
+    if html is None and markdown is None and json is None:
+        out.write(matrix_markdown(rows, comparison))
+    if comparison is None:
+        return 0
+    for line in change_lines(rows, comparison):
+        out.write(visible_controls(line) + "\n")
+    return 1 if comparison.worse else 0
 
 
-__all__ = ["list_bundled", "matrix", "probe"]
+__all__ = ["list_bundled", "matrix", "probe", "probe_all"]

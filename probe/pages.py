@@ -4,23 +4,12 @@ several results files as HTML and markdown. Rendered from results files only."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from .cache_view import bars, dollars, percent, scenario_figures
-from .checks import CHECKS
-
-# When one harness ran several scenarios, a check shows a failure from any of them, else the
-# verdict of the scenario made for it, else the verdict that says the most.
-RANK = {"fail": 5, "pass": 4, "info": 3, "error": 2, "not-testable": 1}
-HOME_SCENARIO = {
-    "no-clock": "two-days",
-    "date-note": "midnight",
-    **dict.fromkeys(("no-half-turn", "cold-equals-live", "truncate"), "crash-mid-call"),
-}
-SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
+from .cache_view import bars, dollars, percent
+from .matrix import SYMBOL, Comparison, Row, cache_scenarios, columns, money
 
 
 def _environment() -> Environment:
@@ -48,82 +37,7 @@ def run_page(data: dict[str, Any]) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Cell:
-    verdict: str
-    summary: str
-    scenario: str
-
-
-@dataclass(frozen=True)
-class Row:
-    harness: str
-    version: str
-    api: str
-    date: str
-    cells: dict[str, Cell]
-    # By scenario: (cache hit rate, tokens re-read), for results files that have them.
-    cache: dict[str, tuple[float | None, int]] = field(default_factory=dict)
-
-
-def _better(check_id: str, cell: Cell, held: Cell) -> bool:
-    if "fail" in (cell.verdict, held.verdict):
-        return cell.verdict == "fail" and held.verdict != "fail"
-    home = HOME_SCENARIO.get(check_id, "basic")
-    cell_home, held_home = (
-        c.scenario == home and c.verdict != "not-testable" for c in (cell, held)
-    )
-    if cell_home != held_home:
-        return cell_home
-    if cell.verdict == held.verdict:
-        return cell.scenario == home  # a not-testable says why in the scenario made for it
-    return RANK.get(cell.verdict, 0) > RANK.get(held.verdict, 0)
-
-
-def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
-    by_harness: dict[str, list[dict[str, Any]]] = {}
-    for run in runs:
-        by_harness.setdefault(run["harness"]["name"], []).append(run)
-    rows = []
-    for name, group in sorted(by_harness.items()):
-        cells: dict[str, Cell] = {}
-        for run in group:
-            for check in run["checks"]:
-                cell = Cell(check["verdict"], check["summary"], run["scenario"]["name"])
-                held = cells.get(check["id"])
-                if held is None or _better(check["id"], cell, held):
-                    cells[check["id"]] = cell
-        cache = {}
-        for run in group:
-            figures = scenario_figures(run)
-            if figures is not None:
-                cache[run["scenario"]["name"]] = figures
-        versions = sorted({r["harness"]["version"] or "unknown" for r in group})
-        dates = sorted({r["started"][:10] for r in group})
-        rows.append(
-            Row(
-                name,
-                ", ".join(versions),
-                group[0]["harness"]["api"],
-                ", ".join(dates),
-                cells,
-                cache,
-            )
-        )
-    return rows
-
-
-def columns() -> list[tuple[str, str, str]]:
-    return [(c.id, c.anchor, c.title) for c in CHECKS]
-
-
-def cache_scenarios(rows: Sequence[Row]) -> list[str]:
-    """The scenarios whose cache figures the matrix shows, a pair of columns each."""
-    return sorted({scenario for row in rows for scenario in row.cache})
-
-
-def matrix_html(runs: Sequence[dict[str, Any]]) -> str:
-    rows = matrix_rows(runs)
+def matrix_html(rows: Sequence[Row], comparison: Comparison | None = None) -> str:
     return (
         _environment()
         .get_template("matrix.html.j2")
@@ -133,6 +47,11 @@ def matrix_html(runs: Sequence[dict[str, Any]]) -> str:
             symbol=SYMBOL,
             scenarios=cache_scenarios(rows),
             percent=percent,
+            money=money,
+            comparison=comparison,
+            changes=comparison.of if comparison else (lambda row: {}),
+            is_new=lambda row: comparison is not None and _is_new(row, comparison),
+            said=_changes_said(comparison) if comparison else "",
         )
     )
 
@@ -141,29 +60,67 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def matrix_markdown(runs: Sequence[dict[str, Any]]) -> str:
+def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -> str:
     cols = columns()
     head = ["harness", "version", "API", "run on"] + [
         f"{title} (`{anchor}`)" for _, anchor, title in cols
     ]
-    rows = matrix_rows(runs)
     scenarios = cache_scenarios(rows)
     for scenario in scenarios:
-        head += [f"cache hit rate ({scenario})", f"tokens re-read ({scenario})"]
+        head += [
+            f"cache hit rate ({scenario})",
+            f"tokens re-read ({scenario})",
+            f"cost ({scenario})",
+        ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
+        changed = comparison.of(row) if comparison else {}
+
+        def shown(column: str, text: str) -> str:
+            change = changed.get(column)
+            if change is None:
+                return _md(text)
+            mark = "**worse**, " if change.worse else ""
+            return _md(f"{text} ({mark}was {change.was})")
+
         cells = []
         for check_id, _, _ in cols:
             cell = row.cells.get(check_id)
-            cells.append("" if cell is None else _md(f"{SYMBOL[cell.verdict]} {cell.summary}"))
+            cells.append(
+                "" if cell is None else shown(check_id, f"{SYMBOL[cell.verdict]} {cell.summary}")
+            )
         for scenario in scenarios:
             figures = row.cache.get(scenario)
-            cells += ["", ""] if figures is None else [percent(figures[0]), f"{figures[1]:,}"]
-        lines.append(
-            "| " + " | ".join([row.harness, row.version, row.api, row.date, *cells]) + " |"
-        )
+            if figures is None:
+                cells += ["", "", ""]
+                continue
+            cells += [
+                shown(f"hit_rate:{scenario}", percent(figures.hit_rate)),
+                shown(f"reread:{scenario}", f"{figures.reread:,}"),
+                shown(f"cost:{scenario}", money(figures.cost_usd)),
+            ]
+        name = row.harness + (" (new)" if comparison and _is_new(row, comparison) else "")
+        lines.append("| " + " | ".join([_md(name), _md(row.version), row.api, row.date, *cells]) + " |")
     legend = "✅ pass · ❌ fail · 🔎 behaviour, with figures · ⚠️ error · — not testable"
-    return "\n".join(lines) + "\n\n" + legend + "\n"
+    text = "\n".join(lines) + "\n\n" + legend + "\n"
+    if comparison is not None:
+        text += f"\nCompared with {_md(comparison.against)}: " + _changes_said(comparison) + "\n"
+    return text
 
 
-__all__ = ["matrix_html", "matrix_markdown", "matrix_rows", "run_page"]
+def _is_new(row: Row, comparison: Comparison) -> bool:
+    return (row.harness, row.version) in comparison.new_rows
+
+
+def _changes_said(comparison: Comparison) -> str:
+    changed = sum(len(cells) for cells in comparison.changes.values())
+    parts = [f"{changed} cells changed, {comparison.worse} of them for the worse"]
+    if comparison.new_rows:
+        parts.append(f"{len(comparison.new_rows)} new rows")
+    if comparison.gone_rows:
+        gone = ", ".join(f"{h} {v}" for h, v in comparison.gone_rows)
+        parts.append(f"gone: {gone}")
+    return "; ".join(parts) + "."
+
+
+__all__ = ["matrix_html", "matrix_markdown", "run_page"]

@@ -4,17 +4,26 @@
 #
 #   tools/probe_all.sh DIR                  install what is missing, probe all nine
 #   tools/probe_all.sh DIR codex aider      only these
+#   tools/probe_all.sh --jobs 2 DIR         two probes at a time, each in its own home and port
 #   UPDATE_DOCS=1 tools/probe_all.sh DIR    also put the matrix into docs/harnesses.md
 #   INSTALL_ONLY=1 / SKIP_INSTALL=1         one half of the work
 #   COMPARE=OLD/reports tools/probe_all.sh DIR   and compare every verdict with an earlier pass's
+#                                           (`ctxconf probe --matrix … --compare OLD/reports/matrix.json`
+#                                           marks what changed in the matrix itself)
 #
 # Needs npm (any Node; Node 22 comes from the npm registry's `node` package), python3 -m venv,
 # and, for the clock scenarios, libfaketime (Debian: apt-get install faketime). Takes minutes
 # and some gigabytes; keep DIR outside the repository.
 set -uo pipefail
 
+jobs=1
+if [ "${1:-}" = --jobs ]; then
+    jobs="${2:-}"
+    shift 2 || true
+    case "$jobs" in ''|*[!0-9]*|0) echo "probe_all: --jobs takes a number of at least 1" >&2; exit 2 ;; esac
+fi
 if [ $# -lt 1 ]; then
-    echo "usage: tools/probe_all.sh DIR [HARNESS...]" >&2
+    echo "usage: tools/probe_all.sh [--jobs N] DIR [HARNESS...]" >&2
     exit 2
 fi
 dir="$(realpath -m "$1")"
@@ -72,24 +81,26 @@ fi
 
 [ "${INSTALL_ONLY:-}" = 1 ] && exit 0
 
+# Each harness with each scenario, in a `ctxconf probe` process of its own (its own mock, port,
+# home and folder), $jobs at a time; each pair writes DIR/reports/HARNESS-SCENARIO.{json,html,txt}.
+probe_args=()
+for name in "${harnesses[@]}"; do probe_args+=(--harness "$name"); done
+for scenario in "${scenarios[@]}"; do probe_args+=(--scenario "$scenario"); done
+started=$(date +%s)
+"$ctxconf" probe "${probe_args[@]}" --jobs "$jobs" --out "$dir/reports" \
+    --bin "$dir/bin" --bin "$dir/node22/node_modules/.bin" >&2
+echo "   probed ${#harnesses[@]} harnesses x ${#scenarios[@]} scenarios with $jobs jobs in $(( $(date +%s) - started )) s" >&2
 results=()
 for name in "${harnesses[@]}"; do
     for scenario in "${scenarios[@]}"; do
-        echo "== probe $name $scenario" >&2
-        started=$(date +%s)
-        "$ctxconf" probe --harness "$name" --scenario "$scenario" \
-            --bin "$dir/bin" --bin "$dir/node22/node_modules/.bin" \
-            --json "$dir/reports/$name-$scenario.json" --html "$dir/reports/$name-$scenario.html" \
-            > "$dir/reports/$name-$scenario.txt" 2>&1
         [ -f "$dir/reports/$name-$scenario.json" ] && results+=("$dir/reports/$name-$scenario.json")
-        tail -n 14 "$dir/reports/$name-$scenario.txt" >&2
-        echo "   $name $scenario took $(( $(date +%s) - started )) s" >&2
     done
 done
 
 [ ${#results[@]} -gt 0 ] || { echo "probe_all: no results" >&2; exit 1; }
-"$ctxconf" probe --matrix "${results[@]}" --html "$dir/reports/matrix.html" --markdown "$dir/reports/matrix.md"
-echo "matrix: $dir/reports/matrix.md and matrix.html" >&2
+"$ctxconf" probe --matrix "${results[@]}" --html "$dir/reports/matrix.html" \
+    --markdown "$dir/reports/matrix.md" --json "$dir/reports/matrix.json"
+echo "matrix: $dir/reports/matrix.md, matrix.html and matrix.json" >&2
 compared=0
 if [ -n "${COMPARE:-}" ]; then
     # The same harness and scenario in both passes, check by check: a verdict that moved between

@@ -13,9 +13,31 @@ from ctxconf.userfiles.atomic import check_folder, check_outputs
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--harness", metavar="NAME|PROFILE.yaml", help="a bundled harness or a profile file"
+        "--harness",
+        action="append",
+        metavar="NAME|PROFILE.yaml",
+        help="a bundled harness or a profile file; repeatable, `all` for every bundled one",
     )
-    parser.add_argument("--scenario", default="basic", metavar="NAME|FILE", help="default: basic")
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME|FILE",
+        help="default: basic; repeatable, `all` for every bundled one",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="probe every harness with every scenario, N at a time, each in a process of its "
+        "own; results go to --out",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="with several harnesses or scenarios, or --jobs: where each pair's "
+        "HARNESS-SCENARIO.{json,html,txt} goes (default: reports)",
+    )
     parser.add_argument(
         "--bin",
         action="append",
@@ -51,17 +73,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RESULTS",
         help="instead of probing: the harness-by-check matrix of these results files",
     )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="OLD_MATRIX.json",
+        help="with --matrix: mark every cell that changed since this earlier matrix (written by "
+        "--matrix … --json); exit 1 when one got worse",
+    )
     parser.add_argument("--list", action="store_true", help="list bundled harnesses and scenarios")
     outputs = parser.add_argument_group(
         "outputs", "with none of these: reports/probe-HARNESS-SCENARIO.{json,html}"
     )
     outputs.add_argument("--html", type=Path, metavar="PATH", help="write the HTML page")
-    outputs.add_argument("--json", type=Path, metavar="PATH", help="write the results file")
+    outputs.add_argument(
+        "--json", type=Path, metavar="PATH", help="write the results file (with --matrix: the matrix)"
+    )
     outputs.add_argument("--markdown", type=Path, metavar="PATH", help="with --matrix")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxconf.probe.command import list_bundled, matrix, probe
+    from ctxconf.probe.command import list_bundled, matrix, probe, probe_all
     from ctxconf.probe.errors import ProbeDataError
 
     try:
@@ -69,13 +100,31 @@ def run(args: argparse.Namespace) -> int:
             return list_bundled(sys.stdout)
         _check_outputs(args)
         if args.matrix:
-            return matrix(args.matrix, html=args.html, markdown=args.markdown, out=sys.stdout)
+            return matrix(
+                args.matrix,
+                html=args.html,
+                markdown=args.markdown,
+                out=sys.stdout,
+                json=args.json,
+                compare=args.compare,
+            )
+        if args.compare is not None:
+            print("ctxconf probe: --compare goes with --matrix", file=sys.stderr)
+            return EXIT_USAGE
         if not args.harness:
             print("ctxconf probe: --harness is required (or --matrix, or --list)", file=sys.stderr)
             return EXIT_USAGE
+        scenarios = args.scenario or ["basic"]
+        if len(args.harness) > 1 or len(scenarios) > 1 or "all" in args.harness + scenarios or (
+            args.jobs is not None
+        ):
+            return probe_all(args.harness, scenarios, args.jobs or 1, args.out, _passed_on(args))
+        if args.out is not None:
+            print("ctxconf probe: --out goes with several pairs or --jobs", file=sys.stderr)
+            return EXIT_USAGE
         return probe(
-            args.harness,
-            args.scenario,
+            args.harness[0],
+            scenarios[0],
             args.bin,
             args.timeout,
             args.keep,
@@ -85,14 +134,42 @@ def run(args: argparse.Namespace) -> int:
             provider=args.provider,
             prices=args.prices,
         )
-    except (ProbeDataError, CtxconfError) as e:
+    except CtxconfError as e:
+        print(f"ctxconf probe: {e.describe()}", file=sys.stderr)
+        return EXIT_USAGE
+    except ProbeDataError as e:
         print(f"ctxconf probe: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _passed_on(args: argparse.Namespace) -> list[str]:
+    """The options each probe of a batch is given as they were given here."""
+    options: list[str] = []
+    for folder in args.bin:
+        options += ["--bin", str(folder.resolve())]
+    if args.timeout is not None:
+        options += ["--timeout", str(args.timeout)]
+    if args.keep:
+        options.append("--keep")
+    if args.provider is not None:
+        options += ["--provider", args.provider]
+    if args.prices is not None:
+        options += ["--prices", str(args.prices.resolve())]
+    return options
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """The files the probe will write, checked before any harness starts."""
     outputs = [("--html", args.html), ("--json", args.json), ("--markdown", args.markdown)]
-    check_outputs(outputs, reads=[("--matrix", path) for path in args.matrix or ()])
+    reads = [("--matrix", path) for path in args.matrix or ()]
+    if args.compare is not None:
+        reads.append(("--compare", args.compare))
+    check_outputs(outputs, reads=reads)
+    many = args.harness and (len(args.harness) > 1 or args.jobs is not None or args.out)
+    if many and (args.html is not None or args.json is not None):
+        raise CtxconfError(
+            "--html and --json name one probe's files; with several, give --out DIR",
+            hint="each pair writes DIR/HARNESS-SCENARIO.{json,html,txt}",
+        )
     if args.harness and not args.matrix and args.html is None and args.json is None:
-        check_folder(Path("reports"))  # where the probe writes by default
+        check_folder(args.out or Path("reports"))  # where the probe writes by default

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ctxconf.probe.cache_view import bars, console_lines
-from ctxconf.probe.pages import matrix_html, matrix_markdown, matrix_rows, run_page
+from ctxconf.probe.matrix import Figures, matrix_rows
+from ctxconf.probe.pages import matrix_html, matrix_markdown, run_page
 
 
 def _request(n: int, read: int, uncached: int, diagnosis: Any = None) -> dict[str, Any]:
@@ -92,23 +93,27 @@ def test_the_run_page_shows_the_number_then_the_cause_then_the_bytes_escaped() -
     assert page.index("25.0 %") < page.index("system-text") < page.index("&lt;script&gt;2")
 
 
-def test_the_matrix_gains_a_hit_rate_and_tokens_re_read_per_scenario() -> None:
-    runs = [_run("basic", 0.25, 900), _run("midnight", 0.5, 40)]
-    assert matrix_rows(runs)[0].cache == {"basic": (0.25, 900), "midnight": (0.5, 40)}
-    markdown = matrix_markdown(runs)
+def test_the_matrix_gains_a_hit_rate_tokens_re_read_and_cost_per_scenario() -> None:
+    rows = matrix_rows([_run("basic", 0.25, 900), _run("midnight", 0.5, 40)])
+    assert rows[0].cache == {
+        "basic": Figures(0.25, 900, "0.0123"),
+        "midnight": Figures(0.5, 40, "0.0123"),
+    }
+    markdown = matrix_markdown(rows)
     head, _, row = markdown.splitlines()[:3]
     assert head.endswith(
-        "| cache hit rate (basic) | tokens re-read (basic) "
-        "| cache hit rate (midnight) | tokens re-read (midnight) |"
+        "| cache hit rate (basic) | tokens re-read (basic) | cost (basic) "
+        "| cache hit rate (midnight) | tokens re-read (midnight) | cost (midnight) |"
     )
-    assert row.endswith("| 25.0 % | 900 | 50.0 % | 40 |")
-    html = matrix_html(runs)
-    assert '<td data-sort="0.25">25.0 %</td><td data-sort="900">900</td>' in html
-    assert html.count('class="sort"') == 4 and "<script" not in html
+    assert row.endswith("| 25.0 % | 900 | $0.0123 | 50.0 % | 40 | $0.0123 |")
+    html = matrix_html(rows)
+    assert '<td data-sort="0.25">25.0 %</td>' in html and '<td data-sort="900">900</td>' in html
+    assert '<td data-sort="0.0123">$0.0123</td>' in html
+    assert html.count('class="sort"') == 6
 
 
 def test_a_results_file_without_a_cache_section_shows_no_cache_columns() -> None:
     old = _run("basic", 0.25, 900)
     del old["cache"]
-    assert "cache hit rate" not in matrix_markdown([old])
+    assert "cache hit rate" not in matrix_markdown(matrix_rows([old]))
     assert "Prompt cache" not in run_page(old)

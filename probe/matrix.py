@@ -1,0 +1,306 @@
+"""The harness-by-check matrix as data: one row per harness and version, a cell per check, the
+cache figures per scenario; its file (format `ctxconf-probe-matrix` 1) and what changed in it
+since an earlier one. The pages render it (`pages.py`); nothing here is HTML or markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from ctxconf import __version__
+from ctxconf.errors import CtxconfError
+from ctxconf.userfiles.document import display, parse_json_text, read_text_file
+
+from .cache_view import percent
+from .checks import CHECKS
+from .errors import ProbeDataError
+from .schemas import validate_data
+
+FORMAT = "ctxconf-probe-matrix"
+FORMAT_VERSION = 1
+
+# When one harness ran several scenarios, a check shows a failure from any of them, else the
+# verdict of the scenario made for it, else the verdict that says the most.
+RANK = {"fail": 5, "pass": 4, "info": 3, "error": 2, "not-testable": 1}
+HOME_SCENARIO = {
+    "no-clock": "two-days",
+    "date-note": "midnight",
+    **dict.fromkeys(("no-half-turn", "cold-equals-live", "truncate"), "crash-mid-call"),
+}
+SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
+FAILING = frozenset({"fail", "error"})
+
+
+@dataclass(frozen=True)
+class Cell:
+    verdict: str
+    summary: str
+    scenario: str
+
+
+@dataclass(frozen=True)
+class Figures:
+    """A scenario's cache figures in one row: hit rate, tokens re-read, cost (None: no price)."""
+
+    hit_rate: float | None
+    reread: int
+    cost_usd: str | None
+
+
+@dataclass(frozen=True)
+class Row:
+    harness: str
+    version: str
+    api: str
+    date: str
+    cells: dict[str, Cell]
+    cache: dict[str, Figures] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A cell that differs from the earlier matrix: what it was, and whether it got worse."""
+
+    was: str
+    worse: bool
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What changed since an earlier matrix, by (harness, version) and column: a check's id, or
+    `hit_rate:SCENARIO`, `reread:SCENARIO`, `cost:SCENARIO`; and which rows are new or gone."""
+
+    against: str
+    changes: dict[tuple[str, str], dict[str, Change]]
+    new_rows: list[tuple[str, str]]
+    gone_rows: list[tuple[str, str]]
+
+    def of(self, row: Row) -> dict[str, Change]:
+        return self.changes.get((row.harness, row.version), {})
+
+    @property
+    def worse(self) -> int:
+        return sum(c.worse for cells in self.changes.values() for c in cells.values())
+
+
+def _better(check_id: str, cell: Cell, held: Cell) -> bool:
+    if "fail" in (cell.verdict, held.verdict):
+        return cell.verdict == "fail" and held.verdict != "fail"
+    home = HOME_SCENARIO.get(check_id, "basic")
+    cell_home, held_home = (
+        c.scenario == home and c.verdict != "not-testable" for c in (cell, held)
+    )
+    if cell_home != held_home:
+        return cell_home
+    if cell.verdict == held.verdict:
+        return cell.scenario == home  # a not-testable says why in the scenario made for it
+    return RANK.get(cell.verdict, 0) > RANK.get(held.verdict, 0)
+
+
+def _figures(run: dict[str, Any]) -> Figures | None:
+    cache = run.get("cache")
+    if not cache:
+        return None  # a results file written before the cache audit
+    totals = cache["totals"]
+    return Figures(totals["hit_rate"], int(totals["reread"]), totals.get("cost_usd"))
+
+
+def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
+    """A row per harness and version (two versions of a harness stand side by side)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in runs:
+        key = (run["harness"]["name"], run["harness"]["version"] or "unknown")
+        groups.setdefault(key, []).append(run)
+    rows = []
+    for (name, version), group in sorted(groups.items()):
+        cells: dict[str, Cell] = {}
+        for run in group:
+            for check in run["checks"]:
+                cell = Cell(check["verdict"], check["summary"], run["scenario"]["name"])
+                held = cells.get(check["id"])
+                if held is None or _better(check["id"], cell, held):
+                    cells[check["id"]] = cell
+        cache = {}
+        for run in group:
+            figures = _figures(run)
+            if figures is not None:
+                cache[run["scenario"]["name"]] = figures
+        dates = sorted({r["started"][:10] for r in group})
+        rows.append(
+            Row(name, version, group[0]["harness"]["api"], ", ".join(dates), cells, cache)
+        )
+    return rows
+
+
+def columns() -> list[tuple[str, str, str]]:
+    return [(c.id, c.anchor, c.title) for c in CHECKS]
+
+
+def cache_scenarios(rows: Sequence[Row]) -> list[str]:
+    """The scenarios whose cache figures the matrix shows, a group of columns each."""
+    return sorted({scenario for row in rows for scenario in row.cache})
+
+
+def to_data(rows: Sequence[Row], made: datetime | None = None) -> dict[str, Any]:
+    when = made or datetime.now(timezone.utc)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "ctxconf_version": __version__,
+        "made": when.isoformat(timespec="seconds"),
+        "rows": [
+            {
+                "harness": row.harness,
+                "version": row.version,
+                "api": row.api,
+                "date": row.date,
+                "cells": {
+                    check: {"verdict": c.verdict, "summary": c.summary, "scenario": c.scenario}
+                    for check, c in row.cells.items()
+                },
+                "cache": {
+                    scenario: {"hit_rate": f.hit_rate, "reread": f.reread, "cost_usd": f.cost_usd}
+                    for scenario, f in row.cache.items()
+                },
+            }
+            for row in rows
+        ],
+    }
+
+
+def _row_of(data: dict[str, Any]) -> Row:
+    cells = {k: Cell(v["verdict"], v["summary"], v["scenario"]) for k, v in data["cells"].items()}
+    cache = {
+        k: Figures(v["hit_rate"], v["reread"], v["cost_usd"]) for k, v in data["cache"].items()
+    }
+    return Row(data["harness"], data["version"], data["api"], data["date"], cells, cache)
+
+
+def load(path: Path) -> list[Row]:
+    """An earlier matrix file (`ctxconf probe --matrix … --json`), checked against its schema."""
+    name = display(path)
+    try:
+        data, _ = parse_json_text(read_text_file(path, "matrix file"), name)
+    except CtxconfError as e:
+        raise ProbeDataError(str(e)) from None
+    if isinstance(data, dict) and data.get("format") == "ctxconf-probe-results":
+        raise ProbeDataError(
+            f"{name}: a results file, not a matrix: write one with "
+            "`ctxconf probe --matrix RESULTS… --json MATRIX.json`"
+        )
+    validate_data(data, "matrix", name)
+    return [_row_of(row) for row in data["rows"]]
+
+
+def _earlier_row(row: Row, old: Sequence[Row]) -> Row | None:
+    """The same harness and version, else the same harness's latest earlier row."""
+    same = [o for o in old if o.harness == row.harness]
+    exact = [o for o in same if o.version == row.version]
+    if exact:
+        return exact[0]
+    return max(same, key=lambda o: o.date, default=None)
+
+
+def _cell_change(new: Cell | None, old: Cell | None) -> Change | None:
+    if new is None or old is None or new.verdict == old.verdict:
+        return None
+    worse = new.verdict in FAILING and old.verdict not in FAILING
+    return Change(f"{SYMBOL[old.verdict]} {old.verdict}", worse)
+
+
+def _figure_changes(new: Figures, old: Figures, scenario: str) -> dict[str, Change]:
+    changes = {}
+    if percent(new.hit_rate) != percent(old.hit_rate):
+        lower = (new.hit_rate or 0.0) < (old.hit_rate or 0.0)
+        changes[f"hit_rate:{scenario}"] = Change(percent(old.hit_rate), lower)
+    if new.reread != old.reread:
+        changes[f"reread:{scenario}"] = Change(f"{old.reread:,}", new.reread > old.reread)
+    if new.cost_usd != old.cost_usd:
+        dearer = (
+            new.cost_usd is not None
+            and old.cost_usd is not None
+            and Decimal(new.cost_usd) > Decimal(old.cost_usd)
+        )
+        changes[f"cost:{scenario}"] = Change(money(old.cost_usd), dearer)
+    return changes
+
+
+def money(cost: str | None) -> str:
+    return "no price" if cost is None else f"${cost}"
+
+
+def compare(rows: Sequence[Row], old: Sequence[Row], against: str) -> Comparison:
+    changes: dict[tuple[str, str], dict[str, Change]] = {}
+    new_rows = []
+    for row in rows:
+        earlier = _earlier_row(row, old)
+        if earlier is None:
+            new_rows.append((row.harness, row.version))
+            continue
+        found: dict[str, Change] = {}
+        for check_id, _, _ in columns():
+            change = _cell_change(row.cells.get(check_id), earlier.cells.get(check_id))
+            if change is not None:
+                found[check_id] = change
+        for scenario, figures in row.cache.items():
+            if scenario in earlier.cache:
+                found.update(_figure_changes(figures, earlier.cache[scenario], scenario))
+        if found:
+            changes[(row.harness, row.version)] = found
+    names = {row.harness for row in rows}
+    gone = [(o.harness, o.version) for o in old if o.harness not in names]
+    return Comparison(against, changes, new_rows, gone)
+
+
+def change_lines(rows: Sequence[Row], comparison: Comparison) -> list[str]:
+    """The changes as the console says them, the worse ones first."""
+    titles = {check_id: title for check_id, _, title in columns()}
+    lines: list[tuple[bool, str]] = []
+    for row in rows:
+        for column, change in comparison.of(row).items():
+            what = titles.get(column) or column.replace(":", " in ", 1).replace("_", " ")
+            now = _now(row, column)
+            mark = "worse" if change.worse else "changed"
+            lines.append(
+                (not change.worse, f"{mark}: {row.harness} {row.version}, {what}: "
+                 f"{change.was} → {now}")  # fmt: skip
+            )
+    lines.sort(key=lambda pair: pair[0])
+    out = [line for _, line in lines]
+    out += [f"new: {harness} {version}" for harness, version in comparison.new_rows]
+    out += [f"gone: {harness} {version}" for harness, version in comparison.gone_rows]
+    return out
+
+
+def _now(row: Row, column: str) -> str:
+    if ":" not in column:
+        cell = row.cells[column]
+        return f"{SYMBOL[cell.verdict]} {cell.verdict}"
+    kind, scenario = column.split(":", 1)
+    figures = row.cache[scenario]
+    if kind == "hit_rate":
+        return percent(figures.hit_rate)
+    if kind == "reread":
+        return f"{figures.reread:,}"
+    return money(figures.cost_usd)
+
+
+__all__ = [
+    "Cell",
+    "Change",
+    "Comparison",
+    "Figures",
+    "Row",
+    "cache_scenarios",
+    "change_lines",
+    "columns",
+    "compare",
+    "load",
+    "matrix_rows",
+    "money",
+    "to_data",
+]
