@@ -1,4 +1,5 @@
-"""The scripted mock model: a threaded HTTP server on 127.0.0.1 speaking four API shapes.
+"""The scripted mock model: a threaded HTTP server on 127.0.0.1 speaking every registered API
+shape (`shapes/`), each answered in its own body, events and usage fields.
 
 Each request is answered with the scenario's step for the point of the conversation the request
 itself shows: the number of assistant turns it carries, less the number the first request with
@@ -25,11 +26,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from . import answers
 from .answers import Reply, Tokens
 from .bodies import Refused, read_body
-from .cache import read_request
 from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
-from .wire import Request, Shape, parse_request
+from .shapes import read_request, route_of, shape_named
+from .wire import Request, Shape
 
 OUTPUT_TOKENS = 10
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
@@ -68,23 +69,8 @@ def route(method: str, path: str) -> tuple[str, Shape | None]:
     base = urlsplit(path).path.rstrip("/")
     if method == "GET" and base.endswith("/models"):
         return "models", None
-    if method != "POST":
-        return "", None
-    if base.endswith("/chat/completions"):
-        return "answer", "openai-chat"
-    if base.endswith("/responses"):
-        return "answer", "openai-responses"
-    if base.endswith("/messages/count_tokens"):
-        return "count", "anthropic"
-    if base.endswith("/messages"):
-        return "answer", "anthropic"
-    if base.endswith(":countTokens"):
-        return "count", "gemini"
-    if base.endswith(":streamGenerateContent"):
-        return "stream", "gemini"
-    if base.endswith(":generateContent"):
-        return "answer", "gemini"
-    return "", None
+    found = route_of(base) if method == "POST" else None
+    return ("", None) if found is None else found
 
 
 class MockModel:
@@ -230,13 +216,12 @@ class _Handler(BaseHTTPRequestHandler):
         body: dict[str, Any],
         headers: list[tuple[str, str]],
     ) -> None:
-        request = parse_request(shape, body, stream=kind == "stream")
-        if kind == "count":
+        spoken = shape_named(shape)
+        request = spoken.parse(body, kind == "stream")
+        if kind == "count" and spoken.count is not None:
             total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
-            self._send_json(
-                200, {"input_tokens": total} if shape == "anthropic" else {"totalTokens": total}
-            )
+            self._send_json(200, spoken.count(total))
             return
         played = self.server.model.cache.play(shape, body, headers, self.path)
         error, figures = played.outcome.error, played.outcome.figures
@@ -285,10 +270,9 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(hold)
         rid, created = f"probe{self.server.model.count}", int(time.time())
         if request.stream:
-            events = answers.events(shape, reply, tokens, rid, created, request.include_usage)
-            self._send_events(events)
+            self._send_events(spoken.events(reply, tokens, rid, created, request.include_usage))
         else:
-            self._send_json(200, answers.body(shape, reply, tokens, rid, created))
+            self._send_json(200, spoken.body(reply, tokens, rid, created))
         if step is not None:
             self.server.model.mark_answered(step)
 
