@@ -33,6 +33,7 @@ from .shapes import read_request, route_of, shape_named
 from .wire import Request, Shape
 
 OUTPUT_TOKENS = 10
+SHUTDOWN_POLL = 0.05  # seconds
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
 
 
@@ -76,12 +77,14 @@ def route(method: str, path: str) -> tuple[str, Shape | None]:
 class MockModel:
     """The state one session shares across its requests, and the log they are recorded in."""
 
-    def __init__(self, script: Script, log: Path) -> None:
+    def __init__(
+        self, script: Script, log: Path, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.script = script
         self.log = log
         self.lock = threading.Lock()
         self.baseline: int | None = None
-        self.cache = SessionCache(script.provider)
+        self.cache = SessionCache(script.provider, clock)
         self.count = 0
         self.answered: set[int] = set()
         self.answered_changed = threading.Condition(self.lock)
@@ -291,10 +294,15 @@ class _Server(ThreadingHTTPServer):
 class MockServer:
     """The mock, started on 127.0.0.1 on a free port; use as a context manager."""
 
-    def __init__(self, script: Script, log: Path) -> None:
-        self.model = MockModel(script, log)
+    def __init__(
+        self, script: Script, log: Path, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """`clock` gives the times the cache rules see (a test gives its own)."""
+        self.model = MockModel(script, log, clock)
         self._server = _Server(self.model)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll, so that a session's mock stops at once rather than in half a second.
+        serve = self._server.serve_forever
+        self._thread = threading.Thread(target=serve, args=(SHUTDOWN_POLL,), daemon=True)
 
     @property
     def port(self) -> int:

@@ -4,15 +4,20 @@ registered."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxconf.probe.cache import PROVIDERS
 from ctxconf.probe.errors import ProbeDataError
+from ctxconf.probe.profile import load_profile
 from ctxconf.probe.server import route
 from ctxconf.probe.shapes import SHAPES, ApiShape, provider_for, registered, shape_named
+
+from .helpers import fake_profile
 
 CHAT = SHAPES["openai-chat"]
 
@@ -87,3 +92,15 @@ def test_a_provider_serves_only_the_shapes_that_name_it() -> None:
         provider_for("anthropic", "openai")
     with pytest.raises(ProbeDataError, match="unknown API shape 'converse': one of openai-chat"):
         shape_named("converse")
+
+
+def test_a_profile_naming_an_unregistered_shape_is_refused_with_its_place(tmp_path: Path) -> None:
+    path = fake_profile(tmp_path)
+    profile = json.loads(path.read_text())
+    path.write_text(json.dumps({**profile, "api": "bedrock-converse"}))
+    with pytest.raises(ProbeDataError) as refused:
+        load_profile(str(path))
+    assert str(refused.value) == (
+        f"{path}: at /api: 'bedrock-converse' is not one of 'openai-chat', "
+        "'openai-responses', 'anthropic', 'gemini'"
+    )
