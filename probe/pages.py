@@ -133,6 +133,7 @@ def matrix_html(runs: Sequence[dict[str, Any]]) -> str:
             symbol=SYMBOL,
             scenarios=cache_scenarios(rows),
             percent=percent,
+            rank=RANK,
         )
     )
 
