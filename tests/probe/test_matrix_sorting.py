@@ -6,7 +6,6 @@ a click sorts by number where the column is numeric and by text where it is not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 
 from ctxconf.probe.checks import CHECKS
 from ctxconf.probe.pages import RANK, matrix_html
+from tests.runner.test_report_browser import browser  # noqa: F401  (the fixture: one Chromium)
 
 HOSTILE = "<img src=x onerror=window.pwned=1>"
 
@@ -116,20 +116,9 @@ def test_the_page_has_one_script_and_everything_a_harness_wrote_stays_escaped() 
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    from tests.runner.test_report_browser import Browser
-
-    opened = Browser(tmp_path / "profile")
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-def _column(browser: Any, number: int) -> list[str]:
+def _column(page: Any, number: int) -> list[str]:
     return list(
-        browser.evaluate(
+        page.evaluate(
             "Array.from(document.querySelectorAll('#matrix tbody tr'))"
             f".map(r => r.cells[{number}].textContent.trim())"
         )
@@ -139,7 +128,8 @@ def _column(browser: Any, number: int) -> list[str]:
 @pytest.mark.slow  # starts a browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs chromium at /usr/bin/chromium")
 def test_a_click_sorts_by_number_or_by_text_and_again_the_other_way(
-    browser: Any, tmp_path: Path
+    browser: Any,  # noqa: F811  (the fixture imported above)
+    tmp_path: Path,
 ) -> None:
     page = tmp_path / "matrix.html"
     page.write_text(matrix_html(RUNS), encoding="utf-8")
