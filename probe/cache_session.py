@@ -2,10 +2,10 @@
 cache audit reads it and played, with the session's earlier requests, under one provider's
 rules, so that each answer carries the figures that provider would have reported.
 
-The provider is the one of the request's API shape (`cache.DEFAULT_PROVIDER`) unless the run
-names another that serves the shape. Times come from a clock given to the session (the mock's
-monotonic clock), each strictly later than the one before: the simulators are pure and read no
-clock of their own.
+The provider is the request's API shape's own (the first its module names) unless the run
+names another whose rules apply to the shape (`shapes.provider_for`). Times come from a clock
+given to the session (the mock's monotonic clock), each strictly later than the one before: the
+simulators are pure and read no clock of their own.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .cache import DEFAULT_PROVIDER, CacheRequest, Outcome, provider_named, read_request, simulate
+from .cache import CacheRequest, Outcome, simulate
 from .cache.credentials import Headers, scrub_value, secrets_of
-from .errors import ProbeDataError
+from .shapes import provider_for, read_request
 from .wire import Shape
 
 # The least step between two requests' times, so that one is always strictly later.
@@ -33,18 +33,6 @@ def model_in_path(path: str) -> str | None:
         return None
     name = base.rsplit("/models/", 1)[1].split(":", 1)[0]
     return name or None
-
-
-def provider_for(shape: Shape, asked: str | None) -> str:
-    """The provider a request of `shape` is simulated under; ProbeDataError when `asked` does
-    not serve that shape."""
-    if asked is None:
-        return DEFAULT_PROVIDER[shape]
-    chosen = provider_named(asked)
-    if shape not in chosen.shapes:
-        served = ", ".join(chosen.shapes)
-        raise ProbeDataError(f"provider {asked!r} serves {served}, not the {shape} API shape")
-    return chosen.name
 
 
 def scrubbed_body(body: Mapping[str, Any], headers: Headers) -> Any:
@@ -98,4 +86,4 @@ class SessionCache:
             return Played(self.count - 1, at, name, request, outcome)
 
 
-__all__ = ["TICK", "Played", "SessionCache", "model_in_path", "provider_for", "scrubbed_body"]
+__all__ = ["TICK", "Played", "SessionCache", "model_in_path", "scrubbed_body"]

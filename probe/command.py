@@ -14,7 +14,6 @@ from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
 from .cache import load_prices
-from .cache_session import provider_for
 from .cache_view import console_lines
 from .checks import judge_run
 from .batch import pairs, probe_many
@@ -27,6 +26,7 @@ from .matrix import to_data as matrix_data
 from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
+from .shapes import provider_for
 
 
 def _write(path: Path, text: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .cache_view import bars, dollars, percent
-from .matrix import SYMBOL, Comparison, Row, cache_scenarios, columns, money
+from .matrix import RANK, SYMBOL, Comparison, Row, cache_scenarios, columns, money
 
 
 def _environment() -> Environment:
@@ -52,6 +52,7 @@ def matrix_html(rows: Sequence[Row], comparison: Comparison | None = None) -> st
             changes=comparison.of if comparison else (lambda row: {}),
             is_new=lambda row: comparison is not None and _is_new(row, comparison),
             said=_changes_said(comparison) if comparison else "",
+            rank=RANK,
         )
     )
 

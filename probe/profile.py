@@ -21,6 +21,7 @@ from ctxconf.userfiles.useryaml import load_user_yaml
 
 from .errors import ProbeDataError
 from .schemas import validate_data
+from .shapes import SHAPES
 from .wire import Shape
 
 DriveMode = Literal["per-turn", "one-process", "stream-json", "stdin-script"]
@@ -81,6 +82,9 @@ class Profile:
 
 def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
     validate_data(data, "profile", source)
+    if data["api"] not in SHAPES:  # the registry, not the schema, knows the shapes
+        known = ", ".join(repr(name) for name in SHAPES)
+        raise ProbeDataError(f"{source}: at /api: {data['api']!r} is not one of {known}")
     drive = data["drive"]
     usage = data.get("usage_output")
     return Profile(

@@ -1,4 +1,5 @@
-"""The scripted mock model: a threaded HTTP server on 127.0.0.1 speaking four API shapes.
+"""The scripted mock model: a threaded HTTP server on 127.0.0.1 speaking every registered API
+shape (`shapes/`), each answered in its own body, events and usage fields.
 
 Each request is answered with the scenario's step for the point of the conversation the request
 itself shows: the number of assistant turns it carries, less the number the first request with
@@ -25,13 +26,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from . import answers
 from .answers import Reply, Tokens
 from .bodies import Refused, read_body
-from .cache import read_request
 from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
-from .wire import Request, Shape, parse_request
+from .shapes import read_request, route_of, shape_named
+from .wire import Request, Shape
 
 OUTPUT_TOKENS = 10
+SHUTDOWN_POLL = 0.05  # seconds
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
 
 
@@ -68,34 +70,21 @@ def route(method: str, path: str) -> tuple[str, Shape | None]:
     base = urlsplit(path).path.rstrip("/")
     if method == "GET" and base.endswith("/models"):
         return "models", None
-    if method != "POST":
-        return "", None
-    if base.endswith("/chat/completions"):
-        return "answer", "openai-chat"
-    if base.endswith("/responses"):
-        return "answer", "openai-responses"
-    if base.endswith("/messages/count_tokens"):
-        return "count", "anthropic"
-    if base.endswith("/messages"):
-        return "answer", "anthropic"
-    if base.endswith(":countTokens"):
-        return "count", "gemini"
-    if base.endswith(":streamGenerateContent"):
-        return "stream", "gemini"
-    if base.endswith(":generateContent"):
-        return "answer", "gemini"
-    return "", None
+    found = route_of(base) if method == "POST" else None
+    return ("", None) if found is None else found
 
 
 class MockModel:
     """The state one session shares across its requests, and the log they are recorded in."""
 
-    def __init__(self, script: Script, log: Path) -> None:
+    def __init__(
+        self, script: Script, log: Path, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.script = script
         self.log = log
         self.lock = threading.Lock()
         self.baseline: int | None = None
-        self.cache = SessionCache(script.provider)
+        self.cache = SessionCache(script.provider, clock)
         self.count = 0
         self.answered: set[int] = set()
         self.answered_changed = threading.Condition(self.lock)
@@ -230,13 +219,12 @@ class _Handler(BaseHTTPRequestHandler):
         body: dict[str, Any],
         headers: list[tuple[str, str]],
     ) -> None:
-        request = parse_request(shape, body, stream=kind == "stream")
-        if kind == "count":
+        spoken = shape_named(shape)
+        request = spoken.parse(body, kind == "stream")
+        if kind == "count" and spoken.count is not None:
             total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
-            self._send_json(
-                200, {"input_tokens": total} if shape == "anthropic" else {"totalTokens": total}
-            )
+            self._send_json(200, spoken.count(total))
             return
         played = self.server.model.cache.play(shape, body, headers, self.path)
         error, figures = played.outcome.error, played.outcome.figures
@@ -285,10 +273,9 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(hold)
         rid, created = f"probe{self.server.model.count}", int(time.time())
         if request.stream:
-            events = answers.events(shape, reply, tokens, rid, created, request.include_usage)
-            self._send_events(events)
+            self._send_events(spoken.events(reply, tokens, rid, created, request.include_usage))
         else:
-            self._send_json(200, answers.body(shape, reply, tokens, rid, created))
+            self._send_json(200, spoken.body(reply, tokens, rid, created))
         if step is not None:
             self.server.model.mark_answered(step)
 
@@ -307,10 +294,15 @@ class _Server(ThreadingHTTPServer):
 class MockServer:
     """The mock, started on 127.0.0.1 on a free port; use as a context manager."""
 
-    def __init__(self, script: Script, log: Path) -> None:
-        self.model = MockModel(script, log)
+    def __init__(
+        self, script: Script, log: Path, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """`clock` gives the times the cache rules see (a test gives its own)."""
+        self.model = MockModel(script, log, clock)
         self._server = _Server(self.model)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll, so that a session's mock stops at once rather than in half a second.
+        serve = self._server.serve_forever
+        self._thread = threading.Thread(target=serve, args=(SHUTDOWN_POLL,), daemon=True)
 
     @property
     def port(self) -> int:

@@ -17,10 +17,10 @@ from .cache import (
     Figures,
     PriceTable,
     audit,
-    read_request,
     request_cost,
 )
 from .harness import SessionRun
+from .shapes import read_request
 
 
 @dataclass(frozen=True)

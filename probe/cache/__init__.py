@@ -1,10 +1,11 @@
 """The cache audit: what a harness's session would read from, write to and leave out of a real
 provider's prompt cache, which byte broke it, and what that costs.
 
-`read_request` makes each recorded request (its body, API shape, headers and arrival time) into
-the units a provider hashes; `simulate` plays a session's requests under one provider's rules
-(`providers.PROVIDERS`: anthropic, openai, gemini, llamacpp); `diagnose` names, for each request
-that read less than it could have, what broke the cache and where; `prices` prices the figures.
+Each recorded request (its body, headers and arrival time) is made into the units a provider
+hashes by its API shape's reader (`shapes.read_request`); `simulate` plays a session's requests
+under one provider's rules (`providers.PROVIDERS`: anthropic, openai, gemini, llamacpp);
+`diagnose` names, for each request that read less than it could have, what broke the cache and
+where; `prices` prices the figures.
 Everything here is pure: times are data, nothing is read from a clock or the network.
 """
 
@@ -27,19 +28,15 @@ from .prices import (
     with_overrides,
 )
 from .provider import Provider
-from .providers import DEFAULT_PROVIDER, PROVIDERS, provider_named, simulate
-from .reading import read_request
-from .request import API_SHAPES, ApiShape, CacheRequest, CacheSettings, ToolSpec, Unit
+from .providers import PROVIDERS, provider_named, simulate
+from .request import CacheRequest, CacheSettings, ToolSpec, Unit
 from .tokens import BYTES_PER_TOKEN, unit_tokens
 
 __all__ = [
     "ANCHORS",
-    "API_SHAPES",
     "BYTES_PER_TOKEN",
-    "DEFAULT_PROVIDER",
     "PROVIDERS",
     "ApiError",
-    "ApiShape",
     "Audit",
     "ByteDiff",
     "CacheRequest",
@@ -61,7 +58,6 @@ __all__ = [
     "load_prices",
     "parse_prices",
     "provider_named",
-    "read_request",
     "request_cost",
     "session_cost",
     "simulate",

@@ -303,7 +303,6 @@ def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
 PROVIDER = Provider(
     name="anthropic",
     description="Anthropic Messages: breakpoints, 20-block lookback, 5 min / 1 h",
-    shapes=("anthropic",),
     forks=FORKS,
     simulate=simulate,
 )

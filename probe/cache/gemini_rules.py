@@ -102,7 +102,6 @@ def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
 PROVIDER = Provider(
     name="gemini",
     description="Gemini: implicit caching from 2.5, by a minimum per model",
-    shapes=("gemini",),
     forks=FORKS,
     simulate=simulate,
 )

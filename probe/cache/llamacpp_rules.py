@@ -68,7 +68,6 @@ def simulate(requests: Sequence[CacheRequest], slots: int = SLOTS) -> tuple[Outc
 PROVIDER = Provider(
     name="llamacpp",
     description="llama.cpp server: the longest common prefix with the slot's last prompt",
-    shapes=("openai-chat", "openai-responses", "anthropic"),
     forks=FORKS,
     simulate=simulate,
 )

@@ -242,7 +242,6 @@ def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
 PROVIDER = Provider(
     name="openai",
     description="OpenAI: automatic from 1,024 tokens in 128-token steps; breakpoints from GPT-5.6",
-    shapes=("openai-chat", "openai-responses"),
     forks=FORKS,
     simulate=simulate,
 )

@@ -1,5 +1,6 @@
-"""A provider's cache as one record: its name, the API shapes it serves, the parameters that
-fork its cache, and the simulator that plays a session under its rules."""
+"""A provider's cache as one record: its name, the parameters that fork its cache, and the
+simulator that plays a session under its rules. Which API shapes its rules apply to is said by
+each shape (`shapes/`), so a new shape touches no provider."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .outcome import Outcome
-from .request import ApiShape, CacheRequest
+from .request import CacheRequest
 
 Simulate = Callable[[Sequence[CacheRequest]], tuple[Outcome, ...]]
 # What a changed parameter loses: the whole cache, or everything from the first message on.
@@ -19,7 +20,6 @@ Scope = Literal["all", "messages"]
 class Provider:
     name: str
     description: str
-    shapes: tuple[ApiShape, ...]
     forks: Mapping[str, Scope]
     simulate: Simulate
 

@@ -9,7 +9,7 @@ from ..errors import ProbeDataError
 from . import anthropic_rules, gemini_rules, llamacpp_rules, openai_rules
 from .outcome import Outcome
 from .provider import Provider
-from .request import ApiShape, CacheRequest
+from .request import CacheRequest
 
 PROVIDERS: dict[str, Provider] = {
     p.name: p
@@ -19,13 +19,6 @@ PROVIDERS: dict[str, Provider] = {
         gemini_rules.PROVIDER,
         llamacpp_rules.PROVIDER,
     )
-}
-# The provider a request of each API shape is simulated under unless another is asked for.
-DEFAULT_PROVIDER: dict[ApiShape, str] = {
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
 }
 
 
@@ -38,12 +31,9 @@ def provider_named(name: str) -> Provider:
 
 
 def simulate(name: str, requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    """A session's requests, in the order sent, under provider `name`'s rules."""
-    chosen = provider_named(name)
-    shapes = sorted({r.shape for r in requests} - set(chosen.shapes))
-    if shapes:
-        raise ProbeDataError(f"provider {name!r} does not serve the {', '.join(shapes)} shape")
-    return chosen.simulate(requests)
+    """A session's requests, in the order sent, under provider `name`'s rules (which shapes
+    those rules apply to is the shapes' registry's to say: `shapes.provider_for`)."""
+    return provider_named(name).simulate(requests)
 
 
-__all__ = ["DEFAULT_PROVIDER", "PROVIDERS", "provider_named", "simulate"]
+__all__ = ["PROVIDERS", "provider_named", "simulate"]

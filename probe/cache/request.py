@@ -1,5 +1,6 @@
 """The request as every simulator sees it: the ordered units a provider hashes, their marks, the
-parameters that fork a cache, and the caching headers, whatever the API shape it came in."""
+parameters that fork a cache, and the caching headers, whatever the API shape it came in (each
+shape's cache reader in `shapes/` makes it)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-ApiShape = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
-API_SHAPES: tuple[ApiShape, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
 Section = Literal["tools", "system", "messages"]
 # The parameters that fork a cache; a simulator says which of them it keys on.
 PARAMS = ("model", "thinking", "effort", "tool_choice", "prompt_cache_key", "images")
@@ -51,7 +50,7 @@ class CacheSettings:
 
 @dataclass(frozen=True)
 class CacheRequest:
-    shape: ApiShape
+    shape: str  # the API shape it came in (`shapes.SHAPES`)
     time: float  # when it arrived, in seconds (any origin, the same for a whole session)
     model: str
     units: tuple[Unit, ...]
@@ -66,9 +65,7 @@ class CacheRequest:
 
 
 __all__ = [
-    "API_SHAPES",
     "PARAMS",
-    "ApiShape",
     "CacheRequest",
     "CacheSettings",
     "Section",

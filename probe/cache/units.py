@@ -1,8 +1,8 @@
-"""Building the units of a request, for the reader of each API shape."""
+"""Building the units of a request, for the cache reader of each API shape (`shapes/`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,16 @@ def blocks_of(content: Any) -> list[Any]:
     if isinstance(content, list):
         return list(content)
     return [] if content is None else [content]
+
+
+def content_blocks(
+    content: Any, path: str, convert: Callable[[Any], Any] = lambda block: block
+) -> list[tuple[str, Any]]:
+    """A message's content as (path, block) pairs: a string is the one block at `path`, a list's
+    blocks are at `path.N`; `convert` reads each block as the provider does."""
+    if isinstance(content, str):
+        return [(path, convert(block)) for block in blocks_of(content)]
+    return [(f"{path}.{n}", convert(block)) for n, block in enumerate(blocks_of(content))]
 
 
 def kind_of(block: Any) -> str:
@@ -93,6 +103,11 @@ class Parts:
             )
         )
 
+    def add_tool(self, path: str, tool: Any, name: Any, description: Any, schema: Any) -> None:
+        """One tool: its definition as a unit, and its name, description and schema."""
+        self.tools.append(tool_spec(name, description, schema))
+        self.add("tools", path, tool, kind="tool")
+
     def add_message(
         self,
         section: Section,
@@ -122,6 +137,7 @@ def tool_spec(name: Any, description: Any, schema: Any) -> ToolSpec:
 __all__ = [
     "Parts",
     "blocks_of",
+    "content_blocks",
     "dicts",
     "has_breakpoint",
     "kind_of",

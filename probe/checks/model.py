@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..harness import ProbeRun, ProcessRun, SessionRun
-from ..wire import Request, ends_with_result, parse_request
+from ..shapes import parse_request
+from ..wire import Request, ends_with_result
 
 Verdict = Literal["pass", "fail", "info", "not-testable", "error"]
 Kind = Literal["exact", "behaviour"]

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache_session import SessionCache, model_in_path, provider_for
+from ctxconf.probe.cache_session import SessionCache, model_in_path
 from ctxconf.probe.errors import ProbeDataError
 from ctxconf.probe.scenario import Step
 from ctxconf.probe.server import MockServer, Script, read_log
+from ctxconf.probe.shapes import provider_for
 
 TOOLS = [{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}]
 

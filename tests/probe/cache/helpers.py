@@ -11,14 +11,13 @@ from ctxconf.probe.cache import (
     Cause,
     Outcome,
     audit,
-    read_request,
     simulate,
 )
-from ctxconf.probe.cache.request import ApiShape
+from ctxconf.probe.shapes import read_request
 
 
 def requests(
-    shape: ApiShape, timed: Sequence[tuple[float, dict[str, Any]]], model: str | None = None
+    shape: str, timed: Sequence[tuple[float, dict[str, Any]]], model: str | None = None
 ) -> list[CacheRequest]:
     return [read_request(shape, body, {}, t, model=model) for t, body in timed]
 
@@ -38,7 +37,7 @@ def figures(outcomes: Sequence[Outcome]) -> list[tuple[int, int, int, int] | str
 
 def play(
     provider: str,
-    shape: ApiShape,
+    shape: str,
     timed: Sequence[tuple[float, dict[str, Any]]],
     model: str | None = None,
 ) -> list[tuple[int, int, int, int] | str]:
@@ -47,7 +46,7 @@ def play(
 
 def audited(
     provider: str,
-    shape: ApiShape,
+    shape: str,
     timed: Sequence[tuple[float, dict[str, Any]]],
     model: str | None = None,
 ) -> Audit:

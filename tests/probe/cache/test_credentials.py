@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache import PROVIDERS, audit, read_request
-from ctxconf.probe.cache.request import ApiShape
+from ctxconf.probe.cache import audit
+from ctxconf.probe.shapes import SHAPES, read_request
 
 from .bodies import SECRET, block, chat, claude, gemini, responses, user
 
@@ -39,7 +39,7 @@ LEAKS = (
 )
 
 
-def _bodies() -> dict[ApiShape, dict[str, Any]]:
+def _bodies() -> dict[str, dict[str, Any]]:
     said = "my keys are " + ", ".join(LEAKS)
     return {
         "anthropic": claude([block(f"Use {SECRET} for the API.")], [user(said)]),
@@ -50,14 +50,13 @@ def _bodies() -> dict[ApiShape, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("shape", list(_bodies()))
-def test_no_credential_survives_in_a_request_its_figures_or_its_diagnosis(shape: ApiShape) -> None:
+def test_no_credential_survives_in_a_request_its_figures_or_its_diagnosis(shape: str) -> None:
     body = _bodies()[shape]
     later = dict(body)
     requests = [read_request(shape, body, HEADERS, 0.0), read_request(shape, later, HEADERS, 1.0)]
     everything = [repr(requests)]
-    for name, provider in PROVIDERS.items():
-        if shape in provider.shapes:
-            everything.append(repr(audit(name, requests)))
+    for name in SHAPES[shape].providers:
+        everything.append(repr(audit(name, requests)))
     for text in everything:
         for leak in LEAKS:
             assert leak not in text

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxconf.probe.cache import read_request
 from ctxconf.probe.cache.llamacpp_rules import simulate
+from ctxconf.probe.shapes import read_request
 
 from .bodies import chat, text
 from .helpers import figures, play

@@ -4,7 +4,8 @@ parameters that fork a cache."""
 
 from __future__ import annotations
 
-from ctxconf.probe.cache import CacheRequest, read_request, unit_tokens
+from ctxconf.probe.cache import CacheRequest, unit_tokens
+from ctxconf.probe.shapes import read_request
 
 from .bodies import (
     assistant,
