@@ -113,7 +113,7 @@ def test_a_profile_with_every_new_field_loads(tmp_path: Path) -> None:
             "at /drive/command/2: {last_session_id} in the first command",
         ),
         (
-            "session_id: {pattern: '\"session_id\": \"([^\"]+)\"'}\n",
+            'session_id: {pattern: \'"session_id": "([^"]+)"\'}\n',
             "",
             '"{last_session_id}"',
             "at /drive/resume/3: {last_session_id} needs `session_id`",
