@@ -44,8 +44,9 @@ declare -A pypi_package=(
     [gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat [hermes-agent]=hermes-agent
     [llm]=llm [open-interpreter]=open-interpreter [openhands]=openhands
 )
-# A harness that needs a newer Python than python3: the interpreter its venv is made with
-# (PYTHON_FOR_NAME overrides it, e.g. PYTHON_FOR_OPENHANDS=/opt/python3.12/bin/python3.12).
+# A harness that needs a newer Python than python3: the interpreter its venv is made with.
+# PYTHON_FOR_NAME overrides it (PYTHON_FOR_OPENHANDS=/opt/python3.13/usr/bin/python3.13, with
+# PIP_IGNORE_REQUIRES_PYTHON=1 for a Python other than the one the package declares).
 declare -A python_for=([openhands]=python3.12)
 # Profiles that drive an installed harness another way share its install.
 declare -A same_install=([claude-code-per-turn]=claude-code [qwen-code-per-turn]=qwen-code)
@@ -64,6 +65,18 @@ python_of() {
     command -v "$wanted" || { echo "probe_all: $name needs $wanted, which is not on PATH" >&2; return 1; }
 }
 
+make_venv() {
+    "$1" -m venv "$2" && return 0
+    # A Python without ensurepip (Debian's, unpacked by hand): the venv without pip, then pip
+    # from its own wheel.
+    rm -rf "$2"
+    "$1" -m venv --without-pip "$2" || return 1
+    python3 -m pip download -q --no-deps -d "$2/pip-wheel" pip || return 1
+    local wheel
+    wheel="$(ls "$2"/pip-wheel/pip-*.whl | head -n 1)"
+    "$2/bin/python" "$wheel/pip" install -q "$wheel"
+}
+
 install() {
     local name="${same_install[$1]:-$1}"
     if [ -n "${npm_package[$name]:-}" ]; then
@@ -77,7 +90,7 @@ install() {
     else
         local python
         python="$(python_of "$name")" || return 1
-        [ -x "$dir/venv/$name/bin/python" ] || "$python" -m venv "$dir/venv/$name" || return 1
+        [ -x "$dir/venv/$name/bin/python" ] || make_venv "$python" "$dir/venv/$name" || return 1
         "$dir/venv/$name/bin/pip" install -q "${pypi_package[$name]}" || return 1
         ln -sf "$dir/venv/$name/bin/${executable[$name]}" "$dir/bin/"
     fi

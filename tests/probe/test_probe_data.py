@@ -30,6 +30,7 @@ BUNDLED = [
     "mini-swe-agent",
     "open-interpreter",
     "opencode",
+    "openhands",
     "pi",
     "qwen-code",
     "qwen-code-per-turn",
@@ -52,7 +53,8 @@ def test_the_bundled_harnesses_have_profiles_that_load() -> None:
 
 def test_every_bundled_harness_is_installed_and_probed_by_probe_all() -> None:
     script = (Path(__file__).parents[2] / "tools" / "probe_all.sh").read_text()
-    listed = script[script.index("all=(") : script.index(")", script.index("all=("))].split()[1:]
+    start = script.index("all=(") + len("all=(")
+    listed = script[start : script.index(")", start)].split()
     assert sorted(listed) == sorted(BUNDLED)
 
 
