@@ -31,9 +31,12 @@ from .isolation import (
     remove_faketime_leftovers,
 )
 from .profile import Profile
+from .profile_rules import LAST_SESSION_ID
 from .records import KillRecord, ProbeRun, ProcessRun, SessionRun
 from .scenario import Scenario
 from .server import MockServer, Script, read_log
+from .session_ids import last_session_id
+from .usage_file import usage_file
 
 VERSION_NUMBER = re.compile(r"\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.]+)?")
 VERSION_TIMEOUT_S = 60
@@ -197,6 +200,7 @@ class _Session:
         mock: MockServer,
         timed_out: bool,
         kill: KillRecord | None = None,
+        setup: bool = False,
     ) -> None:
         process, container = started.process, started.container
         seconds = round(time.monotonic() - started.monotonic, 2)
@@ -225,13 +229,17 @@ class _Session:
                 kill=kill,
                 left_running=(kill.left_group if kill else ()) + tuple(m.label() for m in outside),
                 not_ended=tuple(m.label() for m in alive),
+                setup=setup,
             )
         )
 
-    def not_started(self, argv: list[str], turns: list[int], first: int, error: OSError) -> None:
-        reason = f"cannot start {argv[0]}: {error.strerror or error}"
+    def not_started(
+        self, argv: list[str], turns: list[int], first: int, reason: str, setup: bool = False
+    ) -> None:
         self.processes.append(
-            ProcessRun(self.index, turns, argv, None, 0.0, False, "", reason, first, first)
+            ProcessRun(
+                self.index, turns, argv, None, 0.0, False, "", reason, first, first, setup=setup
+            )
         )
 
     def start(
@@ -248,7 +256,8 @@ class _Session:
         try:
             process, container, out, err = self.spawn(argv, env, stdin, tag)
         except OSError as e:
-            self.not_started(argv, turns, first, e)
+            reason = f"cannot start {argv[0]}: {e.strerror or e}"
+            self.not_started(argv, turns, first, reason, setup=tag == "setup")
             return None
         return Started(process, container, out, err, first, wall, monotonic, self.moved(clock))
 
@@ -366,6 +375,33 @@ class _Session:
             process.stdout.close()
         self.finish(started, argv, turns, mock, timed_out)
 
+    def run_setup(self, values: dict[str, str], mock: MockServer) -> bool:
+        """The profile's setup command, run before the first turn as a harness process is;
+        whether it ran to a clean exit (else the turns are not played: the results say why)."""
+        argv = [substitute(a, values) for a in self.profile.setup]
+        clock = self.clock_for_turn(0)
+        env = self.env(values, clock)
+        started = self.start(argv, env, self.room.stdin, "setup", [], mock, clock)
+        if started is None:
+            return False
+        timed_out = False
+        try:
+            started.process.wait(timeout=self.profile.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        self.finish(started, argv, [], mock, timed_out, setup=True)
+        return not timed_out and started.process.returncode == 0
+
+    def resume_values(self, values: dict[str, str]) -> dict[str, str] | None:
+        """The values of a resume command: with the id the turns before printed, when the
+        command resumes by id; None when it does and no turn printed one."""
+        source = self.profile.session_id
+        if source is None or not any(LAST_SESSION_ID in a for a in self.profile.drive.resume):
+            return values
+        outputs = [(p.stdout, p.stderr) for p in self.processes if not p.setup]
+        found = last_session_id(source, outputs)
+        return None if found is None else {**values, "last_session_id": found}
+
     def play(self) -> SessionRun:
         try:
             return self._play()
@@ -386,16 +422,25 @@ class _Session:
             self.holds(),
             self.scenario.rebased_turns() if profile.drive.mode == "per-turn" else {},
             provider=self.run.provider,
+            tool_map=profile.tools,
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
             self.prepare(values)
             drive = self.profile.drive
             turns = self.scenario.turns
-            if drive.mode == "per-turn":
+            if profile.setup and not self.run_setup(values, mock):
+                pass  # its record says how it failed; no turn is played
+            elif drive.mode == "per-turn":
                 for number, turn in enumerate(turns):
                     command = drive.first if number == 0 else drive.resume
-                    argv = [substitute(a, {**values, "message": turn.user}) for a in command]
+                    resume = self.resume_values(values) if number else values
+                    if resume is None:
+                        pattern = profile.session_id.pattern if profile.session_id else ""
+                        why = f"no earlier turn printed a session id (pattern {pattern!r})"
+                        self.not_started(list(command), [number], mock.model.count, why)
+                        continue
+                    argv = [substitute(a, {**resume, "message": turn.user}) for a in command]
                     clock = self.clock_for_turn(number)
                     self.run_simple(
                         argv,
@@ -440,9 +485,11 @@ class _Session:
                 argv = [substitute(a, values) for a in drive.first]
                 self.run_stream_json(argv, self.env(values, self.clock), mock, values)
         usage = self.profile.usage_output
-        usage_path = self.room.work / usage.file if usage and usage.file else None
-        usage_file = _bounded(usage_path) if usage_path and usage_path.is_file() else None
-        return SessionRun(self.index, self.clock, read_log(self.log), self.processes, usage_file)
+        path = None
+        if usage is not None and usage.file:
+            path = usage_file(usage.file, self.room.home, self.room.work)
+        shown = _bounded(path) if path is not None else None
+        return SessionRun(self.index, self.clock, read_log(self.log), self.processes, shown)
 
     def one_process_argv(self, command: tuple[str, ...], values: dict[str, str]) -> list[str]:
         argv: list[str] = []

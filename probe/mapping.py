@@ -4,6 +4,10 @@ Harnesses name the same tools differently (`read`, `Read`, `read_file`, `view`; 
 `shell`, `run_shell_command`, `exec_command`) and their arguments too (`path`, `file_path`,
 `filePath`; a command as a string or an argv array). A read with no read tool becomes `cat PATH`
 through the shell tool. Required arguments the step does not fill get neutral values.
+
+A profile may name the harness's own tool for a step (`tool_map`): offered, it is called with
+the profile's template and nothing added; not offered in a request, the step is mapped by name
+as above.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from .answers import Reply
 from .scenario import Step
+from .tool_map import ToolMap
 from .wire import Tool
 
 READ_TOOLS = ("read", "Read", "read_file", "view", "read_text_file", "file_read", "ReadFile")
@@ -29,7 +34,16 @@ SHELL_TOOLS = (
     "local_shell",
     "Shell",
 )
-PATH_KEYS = ("file_path", "filePath", "absolute_path", "path", "file", "filename", "target_file")
+PATH_KEYS = (
+    "file_path",
+    "filePath",
+    "filepath",
+    "absolute_path",
+    "path",
+    "file",
+    "filename",
+    "target_file",
+)
 COMMAND_KEYS = ("command", "cmd", "commands", "script", "code")
 
 
@@ -75,7 +89,7 @@ def _read_call(tool: Tool, path: str, workdir: str) -> dict[str, Any]:
     props = _properties(tool)
     key = next((k for k in PATH_KEYS if k in props), "path")
     # Absolute paths are accepted by every read tool seen; some accept nothing else.
-    return _with_required(tool, {key: f"{workdir.rstrip('/')}/{path}" if workdir else path})
+    return _with_required(tool, {key: _absolute(path, workdir)})
 
 
 def _shell_call(tool: Tool, command: str) -> dict[str, Any]:
@@ -86,6 +100,24 @@ def _shell_call(tool: Tool, command: str) -> dict[str, Any]:
     return _with_required(tool, {key: ["bash", "-lc", command] if as_argv else command})
 
 
+def _absolute(path: str, workdir: str) -> str:
+    return f"{workdir.rstrip('/')}/{path}" if workdir else path
+
+
+def _mapped(
+    step: Step, tools: Sequence[Tool], workdir: str, tool_map: Mapping[str, ToolMap]
+) -> tuple[str, dict[str, Any]] | None:
+    """The profile's own tool for the step, with its arguments, when the request offers it."""
+    own = tool_map.get(step.kind)
+    if own is None or _find(tools, [own.name]) is None:
+        return None
+    if step.kind == "read":
+        values = {"path": _absolute(step.value, workdir), "relative_path": step.value}
+    else:
+        values = {"command": step.value}
+    return own.name, own.call(values)
+
+
 def map_step(
     step: Step,
     tools: Sequence[Tool],
@@ -93,11 +125,17 @@ def map_step(
     call_id: str,
     text_tool: str | None = None,
     text_command: str | None = None,
+    tool_map: Mapping[str, ToolMap] | None = None,
 ) -> Reply:
     """The reply that plays `step` with the tools offered; a text when no tool fits. A harness
     that ends a task only by a tool call gets `text_tool` called, or `text_command` run."""
+    own_tools = tool_map or {}
     if step.kind == "text" and text_command:
         step = Step("bash", text_command, step.label)
+    if step.kind in ("read", "bash"):
+        mapped = _mapped(step, tools, workdir, own_tools)
+        if mapped is not None:
+            return Reply(tool=mapped[0], arguments=mapped[1], call_id=call_id)
     if step.kind == "read":
         read = _find(tools, READ_TOOLS)
         if read is not None:
@@ -105,6 +143,9 @@ def map_step(
                 tool=read.name, arguments=_read_call(read, step.value, workdir), call_id=call_id
             )
         step = Step("bash", f"cat {shlex.quote(step.value)}", step.label)
+        mapped = _mapped(step, tools, workdir, own_tools)
+        if mapped is not None:
+            return Reply(tool=mapped[0], arguments=mapped[1], call_id=call_id)
     if step.kind == "bash":
         shell = _find(tools, SHELL_TOOLS)
         if shell is not None:

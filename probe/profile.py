@@ -1,14 +1,16 @@
 """Harness profiles as data: how to point one harness at the mock and play a turn with it.
 
-A profile is a YAML file checked against `probe/data/schemas/profile.schema.json`; the nine bundled
-ones live in `data/harnesses/`. Strings in `files`, `env` and the commands may hold
-placeholders, replaced when a run starts: `{base_url}`, `{port}`, `{home}`, `{work}`,
-`{message}`, `{python}` and `{profile_dir}` (the folder of the profile file).
+A profile is a YAML file checked against `probe/data/schemas/profile.schema.json`, then by
+`profile_rules` for what a schema cannot say; the bundled ones live in `data/harnesses/`. A
+problem in a user's file is named at its line:column. Strings in `files`, `env`, `setup` and the
+commands may hold placeholders, replaced when a run starts: `{base_url}`, `{port}`, `{home}`,
+`{work}`, `{message}`, `{python}`, `{profile_dir}` (the folder of the profile file), and in a
+resume command `{last_session_id}`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,8 +22,11 @@ from ctxconf.userfiles.document import SpecFileError
 from ctxconf.userfiles.useryaml import load_user_yaml
 
 from .errors import ProbeDataError
+from .profile_rules import problems
 from .schemas import validate_data
+from .session_ids import SessionIdSource
 from .shapes import SHAPES
+from .tool_map import ToolMap, tool_maps
 from .wire import Shape
 
 DriveMode = Literal["per-turn", "one-process", "stream-json", "stdin-script"]
@@ -31,7 +36,8 @@ ClockMode = Literal["faketime", "static", "self"]
 @dataclass(frozen=True)
 class UsageOutput:
     """Where the harness shows the cached tokens: a dotted key path (`*` any key) in the JSON
-    it prints (`stdout`), or in a JSON file it writes (a path relative to the work folder)."""
+    it prints (`stdout`), or in a JSON file it writes (a path under the work folder, or under
+    the home as `{home}/…`, glob patterns allowed: `usage_file`)."""
 
     key: str
     file: str | None = None
@@ -70,6 +76,11 @@ class Profile:
     timeout: float = 180.0
     notes: str = ""
     source: Path | None = None
+    # The profile's own tools for the steps, where a harness's tools are shaped unlike any
+    # `mapping` knows; where a turn prints its session id; a command run before each session.
+    tools: Mapping[str, ToolMap] = field(default_factory=dict)
+    session_id: SessionIdSource | None = None
+    setup: tuple[str, ...] = ()
 
     @property
     def plays_one_turn(self) -> bool:
@@ -80,13 +91,25 @@ class Profile:
         )
 
 
-def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
-    validate_data(data, "profile", source)
+def profile_from_data(
+    data: Any, source: str, path: Path | None, place: Callable[[str], str] | None = None
+) -> Profile:
+    """The profile in `data`, read from `source`; `place` says where a JSON pointer's value
+    stands in the file, for an error that names its line:column."""
+    validate_data(data, "profile", source, place)
     if data["api"] not in SHAPES:  # the registry, not the schema, knows the shapes
         known = ", ".join(repr(name) for name in SHAPES)
-        raise ProbeDataError(f"{source}: at /api: {data['api']!r} is not one of {known}")
+        where = place("/api") if place is not None else source
+        raise ProbeDataError(f"{where}: at /api: {data['api']!r} is not one of {known}")
+    broken = problems(data)
+    if broken:
+        pointer, problem = broken[0]
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        where = place(pointer) if place is not None else source
+        raise ProbeDataError(f"{where}: at {pointer}: {problem}{more}")
     drive = data["drive"]
     usage = data.get("usage_output")
+    session_id = data.get("session_id")
     return Profile(
         name=data["name"],
         description=data["description"],
@@ -114,6 +137,11 @@ def profile_from_data(data: Any, source: str, path: Path | None) -> Profile:
         timeout=float(data.get("timeout", 180)),
         notes=data.get("notes", ""),
         source=path,
+        tools=tool_maps(data.get("tools", {})),
+        session_id=None
+        if session_id is None
+        else SessionIdSource(session_id["pattern"], session_id.get("stream", "stdout")),
+        setup=tuple(data.get("setup", ())),
     )
 
 
@@ -138,10 +166,10 @@ def load_profile(name_or_path: str) -> Profile:
         known = ", ".join(bundled_profiles())
         raise ProbeDataError(f"{name_or_path}: no such harness profile (bundled: {known})")
     try:
-        data = load_user_yaml(path, "harness profile").data
+        document = load_user_yaml(path, "harness profile")
     except SpecFileError as error:
         raise ProbeDataError(error.message) from None
-    return profile_from_data(data, str(path), path.resolve())
+    return profile_from_data(document.data, str(path), path.resolve(), document.place)
 
 
 __all__ = ["Drive", "Profile", "UsageOutput", "bundled_profiles", "load_profile"]

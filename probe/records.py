@@ -42,6 +42,7 @@ class ProcessRun:
     # those that could not be ended), each as "name (pid N)".
     left_running: tuple[str, ...] = ()
     not_ended: tuple[str, ...] = ()
+    setup: bool = False  # the profile's setup command, run before the first turn
 
     def clock_at(self, moment: float) -> datetime | None:
         """The harness's clock at `moment` (a time.time()), when the probe moved it."""

@@ -76,6 +76,7 @@ def to_data(
                 "kill": None if p.kill is None else asdict(p.kill),
                 "left_running": list(p.left_running),
                 "not_ended": list(p.not_ended),
+                "setup": p.setup,
             }
             for s in run.sessions
             for p in s.processes

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +30,7 @@ from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
 from .shapes import read_request, route_of, shape_named
+from .tool_map import ToolMap
 from .wire import Request, Shape
 
 OUTPUT_TOKENS = 10
@@ -51,6 +52,8 @@ class Script:
     rebased: dict[str, int] = field(default_factory=dict)
     # The provider whose cache rules the usage follows; None: the one of the request's shape.
     provider: str | None = None
+    # The profile's own tools for the steps, by step kind.
+    tool_map: Mapping[str, ToolMap] = field(default_factory=dict)
 
 
 def redact_path(path: str) -> str:
@@ -127,6 +130,7 @@ class MockModel:
             call_id,
             script.text_tool,
             script.text_command,
+            script.tool_map,
         )
 
     def record(self, entry: dict[str, Any]) -> None:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install the nine harnesses of docs/harnesses.md under DIR and probe each with every bundled
+# Install the bundled harnesses of docs/harnesses.md under DIR and probe each with every bundled
 # scenario; write their results, pages and the harness-by-check matrix under DIR/reports.
 #
-#   tools/probe_all.sh DIR                  install what is missing, probe all nine
+#   tools/probe_all.sh DIR                  install what is missing, probe them all
 #   tools/probe_all.sh DIR codex aider      only these
 #   tools/probe_all.sh --jobs 2 DIR         two probes at a time, each in its own home and port
 #   UPDATE_DOCS=1 tools/probe_all.sh DIR    also put the matrix into docs/harnesses.md
@@ -30,7 +30,9 @@ dir="$(realpath -m "$1")"
 shift
 root="$(cd "$(dirname "$0")/.." && pwd)"
 ctxconf="${CTXCONF:-$root/.venv/bin/ctxconf}"
-all=(pi codex gemini-cli claude-code qwen-code opencode gptme mini-swe-agent aider)
+all=(pi codex gemini-cli claude-code claude-code-per-turn qwen-code qwen-code-per-turn opencode
+     gptme mini-swe-agent aider copilot kilo continue-cli grok-cli cline droid hermes-agent llm
+     open-interpreter openhands)
 [ $# -gt 0 ] && harnesses=("$@") || harnesses=("${all[@]}")
 scenarios=(basic two-days midnight crash-mid-call)
 
@@ -42,16 +44,50 @@ export HOME="$dir/install-home" npm_config_cache="$dir/npm-cache" npm_config_upd
 declare -A npm_package=(
     [pi]=@mariozechner/pi-coding-agent [codex]=@openai/codex [gemini-cli]=@google/gemini-cli
     [claude-code]=@anthropic-ai/claude-code [qwen-code]=@qwen-code/qwen-code [opencode]=opencode-ai
+    [copilot]=@github/copilot [continue-cli]=@continuedev/cli [grok-cli]=@vibe-kit/grok-cli
+    [cline]=cline [droid]=droid
+    # 7.8.1 does not install (a dependency of it is not in the registry).
+    [kilo]=@kilocode/cli@7.7.7
 )
-declare -A pypi_package=([gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat)
+declare -A pypi_package=(
+    [gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat [hermes-agent]=hermes-agent
+    [llm]=llm [open-interpreter]=open-interpreter [openhands]=openhands
+)
+# A harness that needs a newer Python than python3: the interpreter its venv is made with.
+# PYTHON_FOR_NAME overrides it (PYTHON_FOR_OPENHANDS=/opt/python3.13/usr/bin/python3.13, with
+# PIP_IGNORE_REQUIRES_PYTHON=1 for a Python other than the one the package declares).
+declare -A python_for=([openhands]=python3.12)
+# Profiles that drive an installed harness another way share its install.
+declare -A same_install=([claude-code-per-turn]=claude-code [qwen-code-per-turn]=qwen-code)
 # Only each harness's own command goes into DIR/bin, which comes first on the harness's PATH.
 declare -A executable=(
     [pi]=pi [codex]=codex [gemini-cli]=gemini [claude-code]=claude [qwen-code]=qwen
-    [opencode]=opencode [gptme]=gptme [mini-swe-agent]=mini [aider]=aider
+    [opencode]=opencode [gptme]=gptme [mini-swe-agent]=mini [aider]=aider [copilot]=copilot
+    [kilo]=kilo [continue-cli]=cn [grok-cli]=grok [cline]=cline [droid]=droid
+    [hermes-agent]=hermes [llm]=llm [open-interpreter]=interpreter [openhands]=openhands
 )
 
+python_of() {
+    local name="$1" wanted="${python_for[$1]:-python3}"
+    local override="PYTHON_FOR_$(echo "$name" | tr 'a-z-' 'A-Z_')"
+    [ -n "${!override:-}" ] && wanted="${!override}"
+    command -v "$wanted" || { echo "probe_all: $name needs $wanted, which is not on PATH" >&2; return 1; }
+}
+
+make_venv() {
+    "$1" -m venv "$2" && return 0
+    # A Python without ensurepip (Debian's, unpacked by hand): the venv without pip, then pip
+    # from its own wheel.
+    rm -rf "$2"
+    "$1" -m venv --without-pip "$2" || return 1
+    python3 -m pip download -q --no-deps -d "$2/pip-wheel" pip || return 1
+    local wheel
+    wheel="$(ls "$2"/pip-wheel/pip-*.whl | head -n 1)"
+    "$2/bin/python" "$wheel/pip" install -q "$wheel"
+}
+
 install() {
-    local name="$1"
+    local name="${same_install[$1]:-$1}"
     if [ -n "${npm_package[$name]:-}" ]; then
         if [ ! -x "$dir/node22/node_modules/.bin/node" ]; then
             npm install --no-fund --no-audit --prefix "$dir/node22" node@22 || return 1
@@ -61,14 +97,16 @@ install() {
             npm install --no-fund --no-audit --prefix "$dir/npm/$name" "${npm_package[$name]}" || return 1
         ln -sf "$dir/npm/$name/node_modules/.bin/${executable[$name]}" "$dir/bin/"
     else
-        [ -x "$dir/venv/$name/bin/python" ] || python3 -m venv "$dir/venv/$name" || return 1
+        local python
+        python="$(python_of "$name")" || return 1
+        [ -x "$dir/venv/$name/bin/python" ] || make_venv "$python" "$dir/venv/$name" || return 1
         "$dir/venv/$name/bin/pip" install -q "${pypi_package[$name]}" || return 1
         ln -sf "$dir/venv/$name/bin/${executable[$name]}" "$dir/bin/"
     fi
 }
 
 installed() {
-    [ -e "$dir/bin/${executable[$1]}" ]
+    [ -e "$dir/bin/${executable[${same_install[$1]:-$1}]}" ]
 }
 
 if [ "${SKIP_INSTALL:-}" != 1 ]; then

@@ -68,10 +68,12 @@ def _turns(
     out = []
     # A harness without tools, or one fed a script of its own, cannot be placed step by step.
     by_step = any(s.step is not None for s in sent) and not run.profile.drive.script
+    setup = next((p for p in session.processes if p.setup), None)
     for turn in played_turns(run):
         number = _process_of_turn(session, turn)
         if number is None:
-            out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} was never played"))
+            why = f": the setup command failed: {ended(setup)}" if setup is not None else ""
+            out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} was never played{why}"))
             continue
         own = [s for s in sent if s.process == number]
         if not by_step:

@@ -43,7 +43,7 @@ def _shown_numbers(run: ProbeRun, key: str, file: str | None) -> list[int]:
     keys = key.split(".")
     numbers: list[int] = []
     for session in run.sessions:
-        texts = [p.stdout for p in session.processes]
+        texts = [p.stdout for p in session.processes if not p.setup]
         if file:
             texts = [session.usage_file] if session.usage_file is not None else []
         for text in texts:

@@ -60,13 +60,14 @@ def test_a_profile_that_is_not_yaml_is_named_with_line_and_column(tmp_path: Path
     assert done.stderr.count("\n") == 1 and f"{bad}:3:1" in done.stderr
 
 
-def test_a_profile_against_its_schema_is_named_with_a_pointer(tmp_path: Path) -> None:
+def test_a_profile_against_its_schema_is_named_with_its_place_and_pointer(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         "name: x\ndescription: d\napi: openai-chat\ndrive: {mode: per-turn, command: [x]}\n"
     )
     done = ctxconf("probe", "--harness", bad, expect=2)
-    assert f"{bad}: at /drive: 'resume' is a required property" in done.stderr
+    # line 4, where the value of `drive` starts
+    assert f"{bad}:4:8: at /drive: 'resume' is a required property" in done.stderr
 
 
 def test_a_broken_scenario_file_is_named_with_a_pointer(tmp_path: Path) -> None:

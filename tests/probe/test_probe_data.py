@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -11,16 +12,28 @@ from ctxconf.probe.profile import bundled_profiles, load_profile
 from ctxconf.probe.scenario import bundled_scenarios, load_scenario
 from tests.paths import PROBE_SCHEMAS
 
-NINE = [
+BUNDLED = [
     "aider",
     "claude-code",
+    "claude-code-per-turn",
+    "cline",
     "codex",
+    "continue-cli",
+    "copilot",
+    "droid",
     "gemini-cli",
     "gptme",
+    "grok-cli",
+    "hermes-agent",
+    "kilo",
+    "llm",
     "mini-swe-agent",
+    "open-interpreter",
     "opencode",
+    "openhands",
     "pi",
     "qwen-code",
+    "qwen-code-per-turn",
 ]
 
 
@@ -31,11 +44,18 @@ def test_the_schema_is_valid(name: str) -> None:
     )
 
 
-def test_the_nine_harnesses_have_profiles_that_load() -> None:
-    assert bundled_profiles() == NINE
-    for name in NINE:
+def test_the_bundled_harnesses_have_profiles_that_load() -> None:
+    assert bundled_profiles() == BUNDLED
+    for name in BUNDLED:
         profile = load_profile(name)
         assert profile.name == name and profile.version_seen and profile.install
+
+
+def test_every_bundled_harness_is_installed_and_probed_by_probe_all() -> None:
+    script = (Path(__file__).parents[2] / "tools" / "probe_all.sh").read_text()
+    start = script.index("all=(") + len("all=(")
+    listed = script[start : script.index(")", start)].split()
+    assert sorted(listed) == sorted(BUNDLED)
 
 
 def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from ctxconf.probe.mapping import map_step
 from ctxconf.probe.scenario import Step
+from ctxconf.probe.tool_map import ToolMap
 from ctxconf.probe.wire import Tool
 
 
@@ -73,3 +74,56 @@ def test_with_no_tool_that_fits_the_step_is_a_text() -> None:
         Step("bash", "ls", None), [_tool("websearch", q={"type": "string"})], "/w", "c"
     )
     assert reply.tool is None and "ls" in reply.text
+
+
+def test_a_read_with_a_filepath_key_names_the_file() -> None:
+    reply = map_step(Step("read", "A.txt", None), [_tool("Read", filepath={})], "/w", "c")
+    assert reply.arguments == {"filepath": "/w/A.txt"}
+
+
+# A profile's own tools: Cline's read_files and Open Interpreter's execute, by their templates.
+OWN = {
+    "read": ToolMap("read_files", {"files": [{"path": "{path}", "label": "{relative_path}"}]}),
+    "bash": ToolMap("execute", {"language": "shell", "code": "{command}", "timeout": 30}),
+}
+OFFERED = [_tool("read_files", files={"type": "array"}), _tool("execute", code={}, language={})]
+
+
+def test_a_profile_tool_is_called_with_its_template_filled_and_nothing_added() -> None:
+    read = map_step(Step("read", "A.txt", None), OFFERED, "/w", "c1", tool_map=OWN)
+    run = map_step(Step("bash", "seq 1 3", None), OFFERED, "/w", "c2", tool_map=OWN)
+    assert (read.tool, read.arguments) == (
+        "read_files",
+        {"files": [{"path": "/w/A.txt", "label": "A.txt"}]},
+    )
+    assert (run.tool, run.arguments) == (
+        "execute",
+        {"language": "shell", "code": "seq 1 3", "timeout": 30},
+    )
+
+
+def test_without_the_profile_map_those_tools_are_not_played() -> None:
+    reply = map_step(Step("read", "A.txt", None), OFFERED, "/w", "c")
+    assert reply.tool is None and "no tool to run" in reply.text
+
+
+def test_a_read_with_only_a_mapped_shell_is_cat_through_it() -> None:
+    own = {"bash": OWN["bash"]}
+    reply = map_step(Step("read", "A.txt", None), OFFERED[1:], "/w", "c", tool_map=own)
+    assert (reply.tool, reply.arguments) == (
+        "execute",
+        {"language": "shell", "code": "cat A.txt", "timeout": 30},
+    )
+
+
+def test_a_text_command_goes_through_the_mapped_shell() -> None:
+    reply = map_step(
+        Step("text", "done", None), OFFERED, "/w", "c", text_command="echo END", tool_map=OWN
+    )
+    assert reply.tool == "execute" and reply.arguments and reply.arguments["code"] == "echo END"
+
+
+def test_a_mapped_tool_the_request_does_not_offer_falls_back_to_the_names() -> None:
+    offered = [_tool("bash", command={"type": "string"})]
+    reply = map_step(Step("bash", "ls", None), offered, "/w", "c", tool_map=OWN)
+    assert (reply.tool, reply.arguments) == ("bash", {"command": "ls"})

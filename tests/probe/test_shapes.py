@@ -97,10 +97,11 @@ def test_a_provider_serves_only_the_shapes_that_name_it() -> None:
 def test_a_profile_naming_an_unregistered_shape_is_refused_with_its_place(tmp_path: Path) -> None:
     path = fake_profile(tmp_path)
     profile = json.loads(path.read_text())
-    path.write_text(json.dumps({**profile, "api": "bedrock-converse"}))
+    path.write_text(json.dumps({**profile, "api": "bedrock-converse"}, indent=1))
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"api"' in text)
     with pytest.raises(ProbeDataError) as refused:
         load_profile(str(path))
     assert str(refused.value) == (
-        f"{path}: at /api: 'bedrock-converse' is not one of 'openai-chat', "
+        f"{path}:{line}:9: at /api: 'bedrock-converse' is not one of 'openai-chat', "
         "'openai-responses', 'anthropic', 'gemini'"
     )

@@ -387,7 +387,10 @@ def main(
     session.save()
     report = json.dumps(session.report())
     if os.environ.get("FAKE_USAGE_FILE"):  # like a trajectory file, in the work folder
-        Path(os.environ["FAKE_USAGE_FILE"]).write_text(report)
+        # `{pid}` in its name stands for a session id the probe cannot know beforehand.
+        usage = Path(os.environ["FAKE_USAGE_FILE"].replace("{pid}", str(os.getpid())))
+        usage.parent.mkdir(parents=True, exist_ok=True)
+        usage.write_text(report)
     else:
         print(report)
     return 0

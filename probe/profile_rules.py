@@ -1,0 +1,60 @@
+"""What a harness profile must hold that its JSON Schema cannot say, each problem at its place.
+
+A tool template must name the step's file or command and no placeholder the step does not fill;
+a session-id pattern must compile, with one group at most; `{last_session_id}` may stand only in
+a resume command, and only beside a `session_id` that says where the id is found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from .tool_map import template_problems
+
+LAST_SESSION_ID = "{last_session_id}"
+
+
+def _session_id_problems(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    source = data.get("session_id")
+    if source is not None:
+        try:
+            groups = re.compile(source["pattern"]).groups
+        except re.error as error:
+            yield "/session_id/pattern", f"not a regular expression: {error}"
+        else:
+            if groups > 1:
+                yield (
+                    "/session_id/pattern",
+                    f"{groups} groups: the id is the one group, or the whole match",
+                )
+    drive = data["drive"]
+    for index, arg in enumerate(drive["command"]):
+        if LAST_SESSION_ID in arg:
+            yield (
+                f"/drive/command/{index}",
+                f"{LAST_SESSION_ID} in the first command: no turn has printed an id yet",
+            )
+    for index, arg in enumerate(data.get("setup", [])):
+        if LAST_SESSION_ID in arg:
+            yield f"/setup/{index}", f"{LAST_SESSION_ID} in the setup: no turn has run yet"
+    if source is None:
+        for index, arg in enumerate(drive.get("resume", [])):
+            if LAST_SESSION_ID in arg:
+                yield (
+                    f"/drive/resume/{index}",
+                    f"{LAST_SESSION_ID} needs `session_id`: where a turn's output shows the id",
+                )
+
+
+def problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(JSON pointer, problem) for each rule a schema-valid profile breaks, in file order."""
+    found: list[tuple[str, str]] = []
+    for step, entry in data.get("tools", {}).items():
+        found.extend(template_problems(step, entry["arguments"], f"/tools/{step}/arguments"))
+    found.extend(_session_id_problems(data))
+    return found
+
+
+__all__ = ["LAST_SESSION_ID", "problems"]
