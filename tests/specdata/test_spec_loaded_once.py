@@ -62,7 +62,11 @@ def _broken(data: dict[str, Any]) -> list[dict[str, Any]]:
 def test_the_quick_check_agrees_with_the_full_one(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     full = problems._validator(reader.CASES)
-    for wrong in [data, *_broken(data)]:
+    # The whole file once, valid; each fault in a copy cut to the cases the faults touch (the
+    # first two and the last): the full validator's time grows with the file, what it proves
+    # does not.
+    cut = {**data, "cases": [*data["cases"][:2], data["cases"][-1]]}
+    for wrong in [data, *_broken(cut)]:
         everywhere = sorted(list(map(str, e.absolute_path)) for e in full.iter_errors(wrong))
         compiled = problems._compiled_errors(reader.CASES, wrong)
         assert (compiled == []) == (everywhere == [])
