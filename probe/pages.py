@@ -19,6 +19,9 @@ HOME_SCENARIO = {
     "no-clock": "two-days",
     "date-note": "midnight",
     **dict.fromkeys(("no-half-turn", "cold-equals-live", "truncate"), "crash-mid-call"),
+    "instructions-note": "instructions-edited",
+    "mcp-tools": "mcp-late",
+    **dict.fromkeys(("compact-turn", "compact-after"), "compact"),
 }
 SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
 
