@@ -22,7 +22,11 @@ from .scenario import Scenario, Turn
 MCP_NAME = "probe"
 ARGS = "{args}"  # where a drive command takes the extra arguments
 MCP_SERVER = Path(__file__).with_name("mcp_server.py")
-COMMAND_FIELDS = {"plan_mode": "plan mode", "model_switch": "a model switch", "compact": "compaction"}
+COMMAND_FIELDS = {
+    "plan_mode": "plan mode",
+    "model_switch": "a model switch",
+    "compact": "compaction",
+}
 
 
 def substitute(text: str, values: dict[str, str]) -> str:
@@ -69,7 +73,9 @@ def script_edits(profile: Profile, scenario: Scenario, work: Path) -> dict[int, 
     }
 
 
-def write_mcp_config(profile: Profile, scenario: Scenario, room: Room, values: dict[str, str]) -> None:
+def write_mcp_config(
+    profile: Profile, scenario: Scenario, room: Room, values: dict[str, str]
+) -> None:
     """The file that tells the harness of the probe's MCP server; appended to the profile's own
     file of the same path (codex's config.toml holds its provider too)."""
     if profile.mcp is None or profile.mcp.file is None or not scenario.mcp_tools:
@@ -120,9 +126,15 @@ def _command_problem(profile: Profile, command: str) -> str | None:
         return f"the profile gives no way into {what} (commands.{command})"
     mode = profile.drive.mode
     if entered.args and mode != "per-turn":
-        return f"commands.{command} adds arguments to a turn's process, but {mode} plays every turn in one process"
+        return (
+            f"commands.{command} adds arguments to a turn's process, but {mode} plays every"
+            " turn in one process"
+        )
     if entered.line is not None and mode != "stream-json":
-        return f"commands.{command} writes a line before the turn's message, which only stream-json does"
+        return (
+            f"commands.{command} writes a line before the turn's message, which only"
+            " stream-json does"
+        )
     if profile.plays_one_turn:
         return "the harness plays one task per run: there is no later turn to enter a command in"
     return None
@@ -133,7 +145,9 @@ def unsupported(profile: Profile, scenario: Scenario) -> dict[str, str]:
     out: dict[str, str] = {}
     if any(t.edit_instructions for t in scenario.turns):
         if not profile.instructions_file:
-            out["edit"] = "the profile names no instruction file the harness reads (instructions_file)"
+            out["edit"] = (
+                "the profile names no instruction file the harness reads (instructions_file)"
+            )
         elif profile.plays_one_turn:
             out["edit"] = "the harness plays one task per run: there is no turn after the edit"
     if scenario.mcp_tools and profile.mcp is None:

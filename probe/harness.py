@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,15 +22,6 @@ from pathlib import Path
 
 from .clock import margin_before_midnight, next_midnight, widened_margin
 from .containment import Container, running
-from .isolation import (
-    Room,
-    environment,
-    faketime_library,
-    faketime_value,
-    init_git,
-    kill_group,
-    remove_faketime_leftovers,
-)
 from .events import (
     command_argv,
     command_line,
@@ -39,6 +31,15 @@ from .events import (
     substitute,
     write_instructions,
     write_mcp_config,
+)
+from .isolation import (
+    Room,
+    environment,
+    faketime_library,
+    faketime_value,
+    init_git,
+    kill_group,
+    remove_faketime_leftovers,
 )
 from .profile import Profile
 from .records import KillRecord, ProbeRun, ProcessRun, SessionRun
@@ -475,7 +476,7 @@ class _Session:
             mcp_log=mcp_log,
         )
 
-    def one_process_argv(self, command: tuple[str, ...], values: dict[str, str]) -> list[str]:
+    def one_process_argv(self, command: Sequence[str], values: dict[str, str]) -> list[str]:
         argv: list[str] = []
         messages = [command_message(self.profile, t) for t in self.scenario.turns]
         values = {**values, "message": messages[0]}

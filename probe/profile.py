@@ -182,4 +182,12 @@ def load_profile(name_or_path: str) -> Profile:
     return profile_from_data(data, str(path), path.resolve())
 
 
-__all__ = ["Command", "Drive", "McpConfig", "Profile", "UsageOutput", "bundled_profiles", "load_profile"]
+__all__ = [
+    "Command",
+    "Drive",
+    "McpConfig",
+    "Profile",
+    "UsageOutput",
+    "bundled_profiles",
+    "load_profile",
+]

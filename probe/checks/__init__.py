@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..harness import ProbeRun
 from ..events import command_message, unsupported
+from ..harness import ProbeRun
 from .behaviours import long_output, reread, result_ids
 from .compaction import compact_after, compact_turn
 from .dated import date_note, no_clock
@@ -30,7 +30,7 @@ from .usage import usage_shown
 # The scenario's mid-session changes: a check of the prefix is only as strong as the change the
 # harness saw (the edit, the late tools, the command).
 CHANGED: frozenset[Need] = frozenset({"edit", "mcp", "command"})
-CLOCKED: frozenset[Need] = EVERY_RUN | {"clock"} | CHANGED
+CLOCKED: frozenset[Need] = EVERY_RUN | CHANGED | {"clock"}
 RESUMED: frozenset[Need] = CLOCKED | {"resume"}
 CRASHED: frozenset[Need] = EVERY_RUN | {"resume", "kill"}
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..harness import ProbeRun
+from ..wire import text_of_message
 from .changes import edit_marks, needle
 from .model import CheckDef, CheckResult, Sent, _count, _result
-from ..wire import text_of_message
 
 
 def _where(before: Sent | None, after: Sent, text: str) -> str:
@@ -36,7 +36,11 @@ def instructions_note(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]
             text = run.scenario.turns[turn].edit_instructions or ""
             after = next((s for s in sent if s.n > mark), None)
             if after is None:
-                return _result(check, "error", f"no request with tools came after the edit before turn {turn + 1}")
+                return _result(
+                    check,
+                    "error",
+                    f"no request with tools came after the edit before turn {turn + 1}",
+                )
             before = next((s for s in reversed(sent) if s.n <= mark), None)
             resumed = before is not None and before.process != after.process
             told.append(

@@ -207,7 +207,10 @@ def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
         out += _turns(run, session, sent, where, anew)
         out += _clock(run, session, where)
         out += _kill(run, session, where)
-        out += [Shortfall(need, turn, why) for need, turn, why in changes_shortfalls(run, session, sent, where)]
+        out += [
+            Shortfall(need, turn, why)
+            for need, turn, why in changes_shortfalls(run, session, sent, where)
+        ]
     return out
 
 

@@ -49,12 +49,13 @@ def params_stable(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) ->
         return _result(check, "error", "no request of the loop was played by the mock's cache")
     sent_values = {name: _shown(next(iter(values))) for name, values in seen.items()}
     said = ", ".join(f"{name} {value}" for name, value in sent_values.items())
+    first = stretches[0][0][1].params if stretches and stretches[0] else {}
     switched = [
-        f"{name} {_shown(stretches[0][0][1].params.get(name))} → {_shown(later[0][1].params.get(name))}"
+        f"{name} {_shown(first.get(name))} → {_shown(later[0][1].params.get(name))}"
         for later in stretches[1:]
-        if later and stretches[0]
+        if later
         for name in PARAMS
-        if later[0][1].params.get(name) != stretches[0][0][1].params.get(name)
+        if later[0][1].params.get(name) != first.get(name)
     ]
     if switched:
         said = f"the same on each side of the switch the scenario asked for ({'; '.join(switched)})"

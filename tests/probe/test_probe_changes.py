@@ -174,10 +174,36 @@ def test_the_bundled_scenarios_of_the_changes_load() -> None:
 @pytest.mark.parametrize(
     ("turns", "extra", "message"),
     [
-        ([{"user": "a", "steps": [{"text": "b"}], "edit_instructions": "x"}], {"instructions": "y"}, "the first turn"),
-        ([{"user": "a", "steps": [{"text": "b"}]}, {"user": "c", "steps": [{"text": "d"}], "edit_instructions": "x"}], {}, "no `instructions`"),
-        ([{"user": "a", "steps": [{"text": "b"}]}, {"user": "c", "steps": [{"text": "d"}], "command": "compact"}], {}, "a later turn"),
-        ([{"user": "a", "steps": [{"text": "b"}]}, {"user": "c", "steps": [{"read": "A.txt"}], "command": "compact"}, {"user": "e", "steps": [{"text": "f"}]}], {}, "its summary"),
+        (
+            [{"user": "a", "steps": [{"text": "b"}], "edit_instructions": "x"}],
+            {"instructions": "y"},
+            "the first turn",
+        ),
+        (
+            [
+                {"user": "a", "steps": [{"text": "b"}]},
+                {"user": "c", "steps": [{"text": "d"}], "edit_instructions": "x"},
+            ],
+            {},
+            "no `instructions`",
+        ),
+        (
+            [
+                {"user": "a", "steps": [{"text": "b"}]},
+                {"user": "c", "steps": [{"text": "d"}], "command": "compact"},
+            ],
+            {},
+            "a later turn",
+        ),
+        (
+            [
+                {"user": "a", "steps": [{"text": "b"}]},
+                {"user": "c", "steps": [{"read": "A.txt"}], "command": "compact"},
+                {"user": "e", "steps": [{"text": "f"}]},
+            ],
+            {},
+            "its summary",
+        ),
     ],
 )
 def test_a_scenario_whose_change_cannot_be_played_is_refused_with_its_place(

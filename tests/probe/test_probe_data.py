@@ -39,7 +39,18 @@ def test_the_nine_harnesses_have_profiles_that_load() -> None:
 
 
 def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None:
-    assert bundled_scenarios() == ["basic", "crash-mid-call", "midnight", "two-days"]
+    assert bundled_scenarios() == [
+        "basic",
+        "compact",
+        "crash-mid-call",
+        "instructions-edited",
+        "long-session",
+        "mcp-late",
+        "midnight",
+        "model-switch",
+        "plan-mode",
+        "two-days",
+    ]
     labels = {s.label for s in load_scenario("basic").steps()}
     assert {"read", "reread", "long-output"} <= labels
     assert len(load_scenario("two-days").sessions) == 2

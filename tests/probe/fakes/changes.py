@@ -118,7 +118,11 @@ class Changes:
             self.mcp_made = list(self.mcp_now)
         names = self.mcp_now if "mcp-join" in self.faults else self.mcp_made
         mcp = [
-            {"name": f"mcp_{n}", "description": f"{n} of the MCP server.", "schema": {"type": "object", "properties": {}}}
+            {
+                "name": f"mcp_{n}",
+                "description": f"{n} of the MCP server.",
+                "schema": {"type": "object", "properties": {}},
+            }
             for n in names
         ]
         return tools + mcp
