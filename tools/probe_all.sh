@@ -23,7 +23,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 ctxconf="${CTXCONF:-$root/.venv/bin/ctxconf}"
 all=(pi codex gemini-cli claude-code qwen-code opencode gptme mini-swe-agent aider)
 [ $# -gt 0 ] && harnesses=("$@") || harnesses=("${all[@]}")
-scenarios=(basic two-days midnight crash-mid-call)
+scenarios=(basic two-days midnight crash-mid-call instructions-edited mcp-late plan-mode model-switch compact long-session)
 
 case "$dir/" in "$root"/*) echo "probe_all: DIR must be outside the repository" >&2; exit 2 ;; esac
 mkdir -p "$dir/bin" "$dir/reports" "$dir/install-home"
