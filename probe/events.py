@@ -89,12 +89,14 @@ def write_mcp_config(
     target.write_text(text, encoding="utf-8")
 
 
-def command_argv(profile: Profile, turn: Turn | None, command: Sequence[str]) -> list[str]:
+def command_argv(
+    profile: Profile, scenario: Scenario, turn: Turn | None, command: Sequence[str]
+) -> list[str]:
     """A process's command: the MCP server's arguments and the turn's command's where the
     command holds the argument `{args}` (nothing there when there are none), else right after
     the program."""
     extra: list[str] = []
-    if profile.mcp is not None and profile.mcp.args:
+    if profile.mcp is not None and profile.mcp.args and scenario.mcp_tools:
         extra += profile.mcp.args
     if turn is not None and turn.command is not None:
         entered = profile.commands.get(turn.command)

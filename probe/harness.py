@@ -413,7 +413,7 @@ class _Session:
             if drive.mode == "per-turn":
                 for number, turn in enumerate(turns):
                     command = command_argv(
-                        profile, turn, drive.first if number == 0 else drive.resume
+                        profile, self.scenario, turn, drive.first if number == 0 else drive.resume
                     )
                     message = command_message(profile, turn)
                     argv = [substitute(a, {**values, "message": message}) for a in command]
@@ -428,7 +428,9 @@ class _Session:
                         turn.kill_after_call_s,
                     )
             elif drive.mode == "one-process":
-                argv = self.one_process_argv(command_argv(profile, None, drive.first), values)
+                argv = self.one_process_argv(
+                    command_argv(profile, self.scenario, None, drive.first), values
+                )
                 self.run_simple(
                     argv,
                     self.env(values, self.clock),
@@ -451,7 +453,10 @@ class _Session:
                 stdin.write_text(
                     script_text + substitute(drive.script_end, values), encoding="utf-8"
                 )
-                argv = [substitute(a, values) for a in command_argv(profile, None, drive.first)]
+                argv = [
+                    substitute(a, values)
+                    for a in command_argv(profile, self.scenario, None, drive.first)
+                ]
                 self.run_simple(
                     argv,
                     self.env(values, self.clock),
@@ -461,7 +466,10 @@ class _Session:
                     self.clock,
                 )
             else:
-                argv = [substitute(a, values) for a in command_argv(profile, None, drive.first)]
+                argv = [
+                    substitute(a, values)
+                    for a in command_argv(profile, self.scenario, None, drive.first)
+                ]
                 self.run_stream_json(argv, self.env(values, self.clock), mock, values)
         usage = self.profile.usage_output
         usage_path = self.room.work / usage.file if usage and usage.file else None

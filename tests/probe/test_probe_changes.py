@@ -5,6 +5,7 @@ reason, and one the profile cannot cause is `not-testable`."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 
 from ctxconf.probe.checks import CheckResult, judge_run
 from ctxconf.probe.errors import ProbeDataError
+from ctxconf.probe.events import command_argv
+from ctxconf.probe.profile import Command, load_profile
 from ctxconf.probe.scenario import load_scenario
 
 from .helpers import run_fake, write_scenario
@@ -213,3 +216,24 @@ def test_a_scenario_whose_change_cannot_be_played_is_refused_with_its_place(
     with pytest.raises(ProbeDataError) as raised:
         load_scenario(path)
     assert message in str(raised.value) and "/turns/" in str(raised.value)
+
+
+def test_the_mcp_arguments_go_only_to_a_scenario_with_the_server() -> None:
+    profile = load_profile("claude-code")
+    command = list(profile.drive.first)
+    assert command_argv(profile, load_scenario("basic"), None, command) == command
+    with_server = command_argv(profile, load_scenario("mcp-late"), None, command)
+    assert with_server[:3] == ["claude", "--mcp-config", "{work}/.probe-mcp.json"]
+
+
+def test_the_arguments_of_a_command_go_where_the_drive_says() -> None:
+    scenario = load_scenario("plan-mode")
+    profile = replace(
+        load_profile("claude-code"), commands={"plan_mode": Command(args=("--plan",))}
+    )
+    assert command_argv(profile, scenario, scenario.turns[1], ["x", "{args}", "m"]) == [
+        "x",
+        "--plan",
+        "m",
+    ]
+    assert command_argv(profile, scenario, scenario.turns[0], ["x", "{args}", "m"]) == ["x", "m"]
