@@ -121,7 +121,17 @@ class MockModel:
                 if user in request.last_user_text:
                     start = self.rebase_from.setdefault(user, request.assistant_turns)
                     return first_step + request.assistant_turns - start
-            return request.assistant_turns - self.baseline
+            step = request.assistant_turns - self.baseline
+            return self._compacting(step) or step
+
+    def _compacting(self, step: int) -> int | None:
+        """The compaction's step for a request that comes after the turn before it was answered
+        and before the next turn's message: a harness may leave out the last answer, or put its
+        own prompt on the last message, so the count of assistant turns cannot tell."""
+        for due in self.script.compact_steps:
+            if due - 1 in self.answered and not self.rebase_from and step <= due:
+                return due
+        return None
 
     def compaction_step(self, request: Request) -> int | None:
         """A request without tools is answered by a step only when it is a compaction's: it
@@ -135,7 +145,7 @@ class MockModel:
             marker = self.script.compact_marker
             for due in self.script.compact_steps:
                 pasted = marker and any(marker in text for text in request.user_texts)
-                if pasted and due - 1 in self.answered and due not in self.answered:
+                if pasted and due - 1 in self.answered and not self.rebase_from:
                     return due
             return None
 

@@ -7,6 +7,7 @@ the summary and none of the messages it replaced.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..harness import ProbeRun
@@ -19,6 +20,21 @@ def _summary(run: ProbeRun) -> str:
     turn = run.scenario.compact_turn()
     assert turn is not None, "the check applies only to a scenario with a compaction"
     return run.scenario.turns[turn].steps[0].value
+
+
+def _extended(old: str, new: str) -> bool:
+    """Whether a message was sent again with blocks added at its end (a prompt put on it)."""
+    before, after = json.loads(old), json.loads(new)
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    was, now = before.get("content"), after.get("content")
+    if isinstance(was, str):
+        was = [{"type": "text", "text": was}]
+    if not isinstance(was, list) or not isinstance(now, list):
+        return False
+    rest = {k: v for k, v in before.items() if k != "content"}
+    same = rest == {k: v for k, v in after.items() if k != "content"}
+    return same and len(now) > len(was) and now[: len(was)] == was
 
 
 def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
@@ -39,7 +55,12 @@ def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> 
         wrong.append("another tool list")
     old, new = loop.canonical_messages(), request.canonical_messages()
     kept = next((i for i, m in enumerate(old) if i >= len(new) or new[i] != m), None)
-    if kept is not None:
+    if kept is not None and kept < len(new) and _extended(old[kept], new[kept]):
+        wrong.append(
+            f"message {kept} of the loop's request {before.n} sent with its own prompt added"
+            " at its end, not as a message after it"
+        )
+    elif kept is not None:
         wrong.append(f"message {kept} of the loop's request {before.n} not kept as sent")
     figures: dict[str, Any] = {"request": entry["n"], "loop_request": before.n}
     if not wrong:
