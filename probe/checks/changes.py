@@ -51,7 +51,14 @@ def edit_marks(run: ProbeRun, session: SessionRun) -> dict[int, int]:
 
 
 def compaction(session: SessionRun) -> dict[str, Any] | None:
+    """The compaction's first request (a harness may ask for the summary more than once)."""
     return next((e for e in answered(session) if e.get("compaction")), None)
+
+
+def compaction_end(session: SessionRun) -> int | None:
+    """The number of the compaction's last request: the history starts over after it."""
+    numbers = [int(e["n"]) for e in answered(session) if e.get("compaction")]
+    return max(numbers) if numbers else None
 
 
 def turn_text(run: ProbeRun, turn: int) -> str:
@@ -68,9 +75,9 @@ def era_starts(run: ProbeRun, session: SessionRun, sent: list[Sent]) -> list[int
     """The requests that start a new making of the prompt and tools the spec allows: the first
     after a compaction, the first of a model switch's turn."""
     starts = []
-    done = compaction(session)
-    if done is not None:
-        after = next((s.n for s in sent if s.n > done["n"]), None)
+    end = compaction_end(session)
+    if end is not None:
+        after = next((s.n for s in sent if s.n > end), None)
         if after is not None:
             starts.append(after)
     for number, turn in enumerate(run.scenario.turns):
@@ -231,6 +238,7 @@ __all__ = [
     "answered",
     "changes_shortfalls",
     "compaction",
+    "compaction_end",
     "edit_marks",
     "era_starts",
     "eras",

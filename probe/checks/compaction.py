@@ -12,7 +12,7 @@ from typing import Any
 
 from ..harness import ProbeRun
 from ..wire import parse_request, text_of_message
-from .changes import compaction
+from .changes import compaction, compaction_end
 from .model import CheckDef, CheckResult, Sent, _count, _result
 
 
@@ -84,9 +84,9 @@ def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> 
 
 def compact_after(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     session, sent = run.sessions[0], sessions[0]
-    entry = compaction(session)
-    assert entry is not None, "the command need makes a run without one an error"
-    after = next((s for s in sent if s.n > entry["n"]), None)
+    end = compaction_end(session)
+    assert end is not None, "the command need makes a run without one an error"
+    after = next((s for s in sent if s.n > end), None)
     if after is None:
         return _result(check, "error", "no request with tools came after the compaction")
     summary = _summary(run).strip().splitlines()[0]

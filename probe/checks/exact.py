@@ -6,7 +6,7 @@ import hashlib
 from itertools import pairwise
 
 from ..harness import ProbeRun
-from .changes import compaction, eras
+from .changes import compaction, compaction_end, eras
 from .model import CheckDef, CheckResult, Sent, _count, _result
 
 
@@ -51,13 +51,13 @@ def history_prefix(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -
     pairs = 0
     for session, sent in zip(run.sessions, sessions, strict=False):
         killed = {n for n, p in enumerate(session.processes) if p.killed}
-        done = compaction(session)
-        cut = done["n"] if done is not None else None
+        done, end = compaction(session), compaction_end(session)
         for before, after in pairwise(sent):
             if before.process in killed and after.process != before.process:
                 continue  # a resume after a crash: the history checks judge what it may drop
-            if cut is not None and before.n <= cut < after.n:
-                continue  # the history starts over at the summary: judged from it on
+            if done is not None and end is not None and before.n <= end and after.n > done["n"]:
+                if after.n > end or before.n >= done["n"]:
+                    continue  # the history starts over at the summary: judged from it on
             pairs += 1
             index = _first_difference(
                 before.request.canonical_messages(), after.request.canonical_messages()
