@@ -75,8 +75,7 @@ def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> 
     return _result(
         check,
         "fail",
-        f"the compaction request ({entry['n']}) reads none of the loop's cache: "
-        + ", ".join(wrong),
+        f"the compaction request ({entry['n']}) is not the loop's next turn: " + ", ".join(wrong),
         problems=wrong,
         **figures,
     )
