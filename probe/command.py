@@ -13,10 +13,10 @@ from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
+from .batch import pairs, probe_many
 from .cache import load_prices
 from .cache_view import console_lines
 from .checks import judge_run
-from .batch import pairs, probe_many
 from .errors import ProbeDataError
 from .harness import ProbeRun, run_probe
 from .matrix import change_lines, matrix_rows

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,6 +22,16 @@ from pathlib import Path
 
 from .clock import margin_before_midnight, next_midnight, widened_margin
 from .containment import Container, running
+from .events import (
+    command_argv,
+    command_line,
+    command_message,
+    mcp_values,
+    script_edits,
+    substitute,
+    write_instructions,
+    write_mcp_config,
+)
 from .isolation import (
     Room,
     environment,
@@ -42,12 +53,6 @@ VERSION_NUMBER = re.compile(r"\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.]+)?")
 VERSION_TIMEOUT_S = 60
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 TAIL_CHARS = 2000
-
-
-def substitute(text: str, values: dict[str, str]) -> str:
-    for key, value in values.items():
-        text = text.replace("{" + key + "}", value)
-    return text
 
 
 def _bounded(path: Path) -> str:
@@ -115,16 +120,19 @@ class _Session:
             "work": str(self.room.work),
             "python": sys.executable,
             "profile_dir": str(source.parent) if source else "",
+            **mcp_values(self.scenario, self.room.root),
         }
 
     def prepare(self, values: dict[str, str]) -> None:
         for name, text in self.scenario.files.items():
             (self.room.work / name).write_text(text, encoding="utf-8")
+        write_instructions(self.profile, self.scenario, self.room.work)
         for name, text in self.profile.files.items():
             top, _, rest = name.partition("/")
             target = (self.room.home if top == "home" else self.room.work) / rest
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(substitute(text, values), encoding="utf-8")
+        write_mcp_config(self.profile, self.scenario, self.room, values)
         init_git(self.room.work)
 
     def moved(self, clock: datetime | None) -> datetime | None:
@@ -349,9 +357,11 @@ class _Session:
         timed_out = False
         assert process.stdin is not None
         for turn in self.scenario.turns:
-            line = substitute(
-                drive.message_line, {**values, "message": json.dumps(turn.user)[1:-1]}
-            )
+            text = command_message(self.profile, turn)
+            line = substitute(drive.message_line, {**values, "message": json.dumps(text)[1:-1]})
+            before = command_line(self.profile, turn)
+            if before is not None:
+                line = substitute(before, values) + "\n" + line
             try:
                 process.stdin.write(line.encode() + b"\n")
                 process.stdin.flush()
@@ -414,15 +424,23 @@ class _Session:
 
     def _play(self) -> SessionRun:
         profile = self.profile
+        per_turn = profile.drive.mode == "per-turn"
+        compact = self.scenario.compact_turn()
         script = Script(
             self.scenario.steps(),
             str(self.room.work),
             profile.text_tool,
             profile.text_command,
             self.holds(),
-            self.scenario.rebased_turns() if profile.drive.mode == "per-turn" else {},
+            self.scenario.rebased_turns(after_kill=per_turn),
             provider=self.run.provider,
             tool_map=profile.tools,
+            edits=script_edits(profile, self.scenario, self.room.work),
+            ready_file=self.room.root / "mcp-ready" if self.scenario.mcp_tools else None,
+            compact_steps=frozenset(
+                {self.scenario.first_step_of_turn(compact)} if compact is not None else ()
+            ),
+            compact_marker=self.scenario.turns[0].user if compact is not None else "",
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)
@@ -433,14 +451,17 @@ class _Session:
                 pass  # its record says how it failed; no turn is played
             elif drive.mode == "per-turn":
                 for number, turn in enumerate(turns):
-                    command = drive.first if number == 0 else drive.resume
+                    command = command_argv(
+                        profile, self.scenario, turn, drive.first if number == 0 else drive.resume
+                    )
                     resume = self.resume_values(values) if number else values
                     if resume is None:
                         pattern = profile.session_id.pattern if profile.session_id else ""
                         why = f"no earlier turn printed a session id (pattern {pattern!r})"
                         self.not_started(list(command), [number], mock.model.count, why)
                         continue
-                    argv = [substitute(a, {**resume, "message": turn.user}) for a in command]
+                    message = command_message(profile, turn)
+                    argv = [substitute(a, {**resume, "message": message}) for a in command]
                     clock = self.clock_for_turn(number)
                     self.run_simple(
                         argv,
@@ -452,7 +473,9 @@ class _Session:
                         turn.kill_after_call_s,
                     )
             elif drive.mode == "one-process":
-                argv = self.one_process_argv(drive.first, values)
+                argv = self.one_process_argv(
+                    command_argv(profile, self.scenario, None, drive.first), values
+                )
                 self.run_simple(
                     argv,
                     self.env(values, self.clock),
@@ -463,7 +486,10 @@ class _Session:
                 )
             elif drive.mode == "stdin-script":
                 script_text = "".join(
-                    substitute(drive.message_line, {**values, "message": t.user}) + "\n"
+                    substitute(
+                        drive.message_line, {**values, "message": command_message(profile, t)}
+                    )
+                    + "\n"
                     for t in turns
                 )
                 if drive.script:
@@ -472,7 +498,10 @@ class _Session:
                 stdin.write_text(
                     script_text + substitute(drive.script_end, values), encoding="utf-8"
                 )
-                argv = [substitute(a, values) for a in drive.first]
+                argv = [
+                    substitute(a, values)
+                    for a in command_argv(profile, self.scenario, None, drive.first)
+                ]
                 self.run_simple(
                     argv,
                     self.env(values, self.clock),
@@ -482,18 +511,24 @@ class _Session:
                     self.clock,
                 )
             else:
-                argv = [substitute(a, values) for a in drive.first]
+                argv = [
+                    substitute(a, values)
+                    for a in command_argv(profile, self.scenario, None, drive.first)
+                ]
                 self.run_stream_json(argv, self.env(values, self.clock), mock, values)
         usage = self.profile.usage_output
         path = None
         if usage is not None and usage.file:
             path = usage_file(usage.file, self.room.home, self.room.work)
         shown = _bounded(path) if path is not None else None
-        return SessionRun(self.index, self.clock, read_log(self.log), self.processes, shown)
+        mcp_log = read_log(self.room.root / "mcp-log.jsonl")
+        return SessionRun(
+            self.index, self.clock, read_log(self.log), self.processes, shown, mcp_log=mcp_log
+        )
 
-    def one_process_argv(self, command: tuple[str, ...], values: dict[str, str]) -> list[str]:
+    def one_process_argv(self, command: Sequence[str], values: dict[str, str]) -> list[str]:
         argv: list[str] = []
-        messages = [t.user for t in self.scenario.turns]
+        messages = [command_message(self.profile, t) for t in self.scenario.turns]
         values = {**values, "message": messages[0]}
         for arg in command:
             if arg == "{messages}":

@@ -30,6 +30,9 @@ HOME_SCENARIO = {
     "no-clock": "two-days",
     "date-note": "midnight",
     **dict.fromkeys(("no-half-turn", "cold-equals-live", "truncate"), "crash-mid-call"),
+    "instructions-note": "instructions-edited",
+    "mcp-tools": "mcp-late",
+    **dict.fromkeys(("compact-turn", "compact-after"), "compact"),
 }
 SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
 FAILING = frozenset({"fail", "error"})
@@ -265,10 +268,8 @@ def change_lines(rows: Sequence[Row], comparison: Comparison) -> list[str]:
             what = titles.get(column) or column.replace(":", " in ", 1).replace("_", " ")
             now = _now(row, column)
             mark = "worse" if change.worse else "changed"
-            lines.append(
-                (not change.worse, f"{mark}: {row.harness} {row.version}, {what}: "
-                 f"{change.was} → {now}")  # fmt: skip
-            )
+            said = f"{mark}: {row.harness} {row.version}, {what}: {change.was} → {now}"
+            lines.append((not change.worse, said))
     lines.sort(key=lambda pair: pair[0])
     out = [line for _, line in lines]
     out += [f"new: {harness} {version}" for harness, version in comparison.new_rows]

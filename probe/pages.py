@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .cache_view import bars, dollars, percent
-from .matrix import RANK, SYMBOL, Comparison, Row, cache_scenarios, columns, money
+from .matrix import RANK, SYMBOL, Change, Comparison, Row, cache_scenarios, columns, money
 
 
 def _environment() -> Environment:
@@ -76,37 +76,37 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         changed = comparison.of(row) if comparison else {}
-
-        def shown(column: str, text: str) -> str:
-            change = changed.get(column)
-            if change is None:
-                return _md(text)
-            mark = "**worse**, " if change.worse else ""
-            return _md(f"{text} ({mark}was {change.was})")
-
         cells = []
         for check_id, _, _ in cols:
             cell = row.cells.get(check_id)
-            cells.append(
-                "" if cell is None else shown(check_id, f"{SYMBOL[cell.verdict]} {cell.summary}")
-            )
+            text = "" if cell is None else f"{SYMBOL[cell.verdict]} {cell.summary}"
+            cells.append(_shown(text, changed.get(check_id)) if cell else "")
         for scenario in scenarios:
             figures = row.cache.get(scenario)
             if figures is None:
                 cells += ["", "", ""]
                 continue
             cells += [
-                shown(f"hit_rate:{scenario}", percent(figures.hit_rate)),
-                shown(f"reread:{scenario}", f"{figures.reread:,}"),
-                shown(f"cost:{scenario}", money(figures.cost_usd)),
+                _shown(percent(figures.hit_rate), changed.get(f"hit_rate:{scenario}")),
+                _shown(f"{figures.reread:,}", changed.get(f"reread:{scenario}")),
+                _shown(money(figures.cost_usd), changed.get(f"cost:{scenario}")),
             ]
         name = row.harness + (" (new)" if comparison and _is_new(row, comparison) else "")
-        lines.append("| " + " | ".join([_md(name), _md(row.version), row.api, row.date, *cells]) + " |")
+        head_cells = [_md(name), _md(row.version), row.api, row.date]
+        lines.append("| " + " | ".join([*head_cells, *cells]) + " |")
     legend = "✅ pass · ❌ fail · 🔎 behaviour, with figures · ⚠️ error · — not testable"
     text = "\n".join(lines) + "\n\n" + legend + "\n"
     if comparison is not None:
         text += f"\nCompared with {_md(comparison.against)}: " + _changes_said(comparison) + "\n"
     return text
+
+
+def _shown(text: str, change: Change | None) -> str:
+    """A markdown cell, with what it was when it changed since the earlier matrix."""
+    if change is None:
+        return _md(text)
+    mark = "**worse**, " if change.worse else ""
+    return _md(f"{text} ({mark}was {change.was})")
 
 
 def _is_new(row: Row, comparison: Comparison) -> bool:

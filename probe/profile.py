@@ -58,6 +58,28 @@ class Drive:
 
 
 @dataclass(frozen=True)
+class McpConfig:
+    """How the harness is told of an MCP server: a file written before the run (its text
+    appended to the profile's own file of that path), arguments added after the program, or
+    both. Their strings may hold `{mcp_name}`, `{mcp_command}` and `{mcp_args}` (a JSON array)."""
+
+    file: str | None = None  # home/PATH or work/PATH, as in `files`
+    content: str = ""
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Command:
+    """How a scenario's command is entered: a message sent in place of the turn's (a slash
+    command; `{message}` is the turn's own text), arguments added after the program of the
+    turn's process (per-turn), or a line written before the turn's message (stream-json)."""
+
+    message: str | None = None
+    args: tuple[str, ...] = ()
+    line: str | None = None
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
@@ -81,6 +103,10 @@ class Profile:
     tools: Mapping[str, ToolMap] = field(default_factory=dict)
     session_id: SessionIdSource | None = None
     setup: tuple[str, ...] = ()
+    # What the scenarios that change a session mid-way need of the harness.
+    instructions_file: str | None = None  # relative to the work folder
+    mcp: McpConfig | None = None
+    commands: Mapping[str, Command] = field(default_factory=dict)
 
     @property
     def plays_one_turn(self) -> bool:
@@ -89,6 +115,19 @@ class Profile:
         return drive.mode == "one-process" and not any(
             a.startswith("{messages") for a in drive.first
         )
+
+
+def _mcp(data: Any) -> McpConfig | None:
+    if data is None:
+        return None
+    return McpConfig(data.get("file"), data.get("content", ""), tuple(data.get("args", ())))
+
+
+def _commands(data: Mapping[str, Any]) -> dict[str, Command]:
+    return {
+        name: Command(spec.get("message"), tuple(spec.get("args", ())), spec.get("line"))
+        for name, spec in data.items()
+    }
 
 
 def profile_from_data(
@@ -142,6 +181,9 @@ def profile_from_data(
         if session_id is None
         else SessionIdSource(session_id["pattern"], session_id.get("stream", "stdout")),
         setup=tuple(data.get("setup", ())),
+        instructions_file=data.get("instructions_file"),
+        mcp=_mcp(data.get("mcp")),
+        commands=_commands(data.get("commands", {})),
     )
 
 
@@ -172,4 +214,12 @@ def load_profile(name_or_path: str) -> Profile:
     return profile_from_data(document.data, str(path), path.resolve(), document.place)
 
 
-__all__ = ["Drive", "Profile", "UsageOutput", "bundled_profiles", "load_profile"]
+__all__ = [
+    "Command",
+    "Drive",
+    "McpConfig",
+    "Profile",
+    "UsageOutput",
+    "bundled_profiles",
+    "load_profile",
+]

@@ -64,6 +64,8 @@ class SessionRun:
     usage_file: str | None = None  # the text of the file the profile's usage_output names
     # Seconds before midnight its clock started at, one per try (a slow start widens it).
     margins: list[float] = field(default_factory=list)
+    # What the probe's MCP server logged (mcp_server.py), one event a line, when one ran.
+    mcp_log: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

@@ -37,6 +37,10 @@ class Turn:
     # Seconds after the mock sends this turn's first step, a call, before the harness's process
     # group is killed: a crash while the harness runs the tool.
     kill_after_call_s: float | None = None
+    # What happens in the session before this turn (see `events`): the instruction file's new
+    # text, and the harness command the turn is entered through.
+    edit_instructions: str | None = None
+    command: str | None = None  # "plan_mode", "model_switch" or "compact"
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,10 @@ class Scenario:
     files: dict[str, str]
     sessions: tuple[datetime | None, ...]  # each session's starting clock (None: the real one)
     turns: tuple[Turn, ...]
+    # The changes it makes mid-session: the instruction file's first text, the probe's MCP
+    # server's tools (listed once the first request has come).
+    instructions: str | None = None
+    mcp_tools: tuple[str, ...] = ()
 
     def steps(self) -> list[Step]:
         return [step for turn in self.turns for step in turn.steps]
@@ -66,14 +74,26 @@ class Scenario:
         """The turn whose process is killed mid-call, if the scenario has one."""
         return next((n for n, t in enumerate(self.turns) if t.kill_after_call_s is not None), None)
 
-    def rebased_turns(self) -> dict[str, int]:
-        """The turns after a kill, by user message, each with its first step: the history a
-        resumed harness sends may keep, repair or drop the interrupted call, so the mock counts
-        their steps from the request that brings the message, not from the session's start."""
-        killed = self.killed_turn()
-        if killed is None:
+    def rebased_turns(self, after_kill: bool = True) -> dict[str, int]:
+        """The turns after a kill or a compaction, by user message, each with its first step:
+        the history a resumed harness sends may keep, repair or drop the interrupted call, and a
+        compacted one starts over, so the mock counts their steps from the request that brings
+        the message, not from the session's start."""
+        killed = self.killed_turn() if after_kill else None
+        compacted = self.compact_turn()
+        cuts = [n for n in (killed, compacted) if n is not None]
+        if not cuts:
             return {}
-        return {t.user: self.first_step_of_turn(n) for n, t in enumerate(self.turns) if n > killed}
+        first = min(cuts)
+        return {t.user: self.first_step_of_turn(n) for n, t in enumerate(self.turns) if n > first}
+
+    def compact_turn(self) -> int | None:
+        """The turn entered through the harness's compaction command, if the scenario has one."""
+        return next((n for n, t in enumerate(self.turns) if t.command == "compact"), None)
+
+    def commands(self) -> list[str]:
+        """The harness commands the scenario enters, in turn order."""
+        return [t.command for t in self.turns if t.command is not None]
 
 
 def _step(data: dict[str, Any]) -> Step:
@@ -116,9 +136,36 @@ def _check_kills(data: dict[str, Any], source: str) -> None:
             raise ProbeDataError(f"{where}: a scenario kills one turn at most")
 
 
+def _check_events(data: dict[str, Any], source: str) -> None:
+    """An edit needs a file to edit and a turn before it; a compaction needs a turn before it
+    to compact, one after it to judge, and one text step, the summary the mock answers with."""
+    turns = data["turns"]
+    for number, turn in enumerate(turns):
+        if "edit_instructions" in turn:
+            where = f"{source}: at /turns/{number}/edit_instructions"
+            if "instructions" not in data:
+                raise ProbeDataError(f"{where}: the scenario has no `instructions` to edit")
+            if number == 0:
+                raise ProbeDataError(f"{where}: the first turn has no turn before it to edit after")
+        command = turn.get("command")
+        if command is None:
+            continue
+        where = f"{source}: at /turns/{number}/command"
+        if number == 0:
+            raise ProbeDataError(f"{where}: a command needs a turn before it")
+        if command == "compact":
+            if number == len(turns) - 1:
+                raise ProbeDataError(f"{where}: a compaction needs a later turn to judge")
+            if len(turn["steps"]) != 1 or "text" not in turn["steps"][0]:
+                raise ProbeDataError(f"{where}: a compaction's one step is its summary, a text")
+    if sum(1 for t in turns if t.get("command") == "compact") > 1:
+        raise ProbeDataError(f"{source}: at /turns: a scenario compacts once at most")
+
+
 def scenario_from_data(data: Any, source: str) -> Scenario:
     validate_data(data, "scenario", source)
     _check_kills(data, source)
+    _check_events(data, source)
     return Scenario(
         name=data["name"],
         description=data["description"],
@@ -131,9 +178,13 @@ def scenario_from_data(data: Any, source: str) -> Scenario:
                 new_process=bool(t.get("new_process", False)),
                 clock=_clock(t.get("clock")),
                 kill_after_call_s=t.get("kill_after_call_s"),
+                edit_instructions=t.get("edit_instructions"),
+                command=t.get("command"),
             )
             for t in data["turns"]
         ),
+        instructions=data.get("instructions"),
+        mcp_tools=tuple(data.get("mcp", {}).get("tools", ())),
     )
 
 

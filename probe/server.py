@@ -54,6 +54,16 @@ class Script:
     provider: str | None = None
     # The profile's own tools for the steps, by step kind.
     tool_map: Mapping[str, ToolMap] = field(default_factory=dict)
+    # The session's changes the mock makes or signals: files to write before the answer to a
+    # step goes out (the instruction file's edit after a turn's last step), the file whose
+    # existence tells the probe's MCP server that the first request has come, and the steps that
+    # answer a compaction request (sent with or without tools).
+    edits: dict[int, tuple[Path, str]] = field(default_factory=dict)
+    ready_file: Path | None = None
+    compact_steps: frozenset[int] = frozenset()
+    # The session's first message: a summary asked for apart, with the transcript pasted into
+    # one message, is a compaction's request too when it comes after the turn before it.
+    compact_marker: str = ""
 
 
 def redact_path(path: str) -> str:
@@ -95,7 +105,7 @@ class MockModel:
 
     def step_of(self, request: Request) -> int | None:
         if not request.tools:
-            return None
+            return self.compaction_step(request)
         with self.lock:
             if self.baseline is None:
                 self.baseline = request.assistant_turns
@@ -103,7 +113,50 @@ class MockModel:
                 if user in request.last_user_text:
                     start = self.rebase_from.setdefault(user, request.assistant_turns)
                     return first_step + request.assistant_turns - start
-            return request.assistant_turns - self.baseline
+            step = request.assistant_turns - self.baseline
+            return self._compacting(step) or step
+
+    def _compacting(self, step: int) -> int | None:
+        """The compaction's step for a request that comes after the turn before it was answered
+        and before the next turn's message: a harness may leave out the last answer, or put its
+        own prompt on the last message, so the count of assistant turns cannot tell."""
+        for due in self.script.compact_steps:
+            if due - 1 in self.answered and not self.rebase_from and step <= due:
+                return due
+        return None
+
+    def compaction_step(self, request: Request) -> int | None:
+        """A request without tools is answered by a step only when it is a compaction's: it
+        carries the history up to the compaction turn (a summary asked for apart)."""
+        with self.lock:
+            if self.baseline is None or not self.script.compact_steps:
+                return None
+            step = request.assistant_turns - self.baseline
+            if step in self.script.compact_steps:
+                return step
+            marker = self.script.compact_marker
+            for due in self.script.compact_steps:
+                pasted = marker and any(marker in text for text in request.user_texts)
+                if pasted and due - 1 in self.answered and not self.rebase_from:
+                    return due
+            return None
+
+    def edit_before(self, step: int | None) -> str | None:
+        """Make the edit due before `step`'s answer goes out, once; the file's name, if any."""
+        if step is None:
+            return None
+        with self.lock:
+            edit = self.script.edits.pop(step, None)
+        if edit is None:
+            return None
+        path, text = edit
+        path.write_text(text, encoding="utf-8")
+        return path.name
+
+    def signal_first(self) -> None:
+        ready = self.script.ready_file
+        if ready is not None and not ready.exists():
+            ready.write_text("", encoding="utf-8")
 
     def wait_answered(self, step: int, timeout: float) -> bool:
         """Whether the mock has answered `step`, waiting up to `timeout` seconds for it."""
@@ -253,8 +306,16 @@ class _Handler(BaseHTTPRequestHandler):
             figures.cache_write,
             figures.cache_write_1h,
         )
-        step = self.server.model.step_of(request)
-        reply = self.server.model.reply(request, step)
+        model = self.server.model
+        step = model.step_of(request)
+        reply = model.reply(request, step)
+        if step is not None:
+            model.signal_first()
+        edited = model.edit_before(step)
+        if edited is not None:
+            entry = {**entry, "edited": edited}
+        if step is not None and step in model.script.compact_steps:
+            entry = {**entry, "compaction": True}
         self.server.model.record(
             {
                 **entry,

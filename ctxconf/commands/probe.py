@@ -86,7 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     outputs.add_argument("--html", type=Path, metavar="PATH", help="write the HTML page")
     outputs.add_argument(
-        "--json", type=Path, metavar="PATH", help="write the results file (with --matrix: the matrix)"
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="write the results file (with --matrix: the matrix)",
     )
     outputs.add_argument("--markdown", type=Path, metavar="PATH", help="with --matrix")
 

@@ -11,19 +11,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..events import command_message, unsupported
 from ..harness import ProbeRun
 from .behaviours import long_output, reread, result_ids
+from .compaction import compact_after, compact_turn
 from .dated import date_note, no_clock
 from .exact import history_prefix, system_once
 from .history import cold_equals_live, no_half_turn, truncate
+from .instructions import instructions_note
 from .markers import cache_markers
+from .mcp import mcp_tools
 from .measured import Shortfall, shortfalls
 from .model import EVERY_RUN, CheckDef, CheckResult, Need, _result, aside_note, split_requests
 from .params import params_stable
 from .tools import tools_fixed
 from .usage import usage_shown
 
-CLOCKED: frozenset[Need] = EVERY_RUN | {"clock"}
+# The scenario's mid-session changes: a check of the prefix is only as strong as the change the
+# harness saw (the edit, the late tools, the command).
+CHANGED: frozenset[Need] = frozenset({"edit", "mcp", "command"})
+CLOCKED: frozenset[Need] = EVERY_RUN | CHANGED | {"clock"}
 RESUMED: frozenset[Need] = CLOCKED | {"resume"}
 CRASHED: frozenset[Need] = EVERY_RUN | {"resume", "kill"}
 
@@ -57,6 +64,20 @@ def _usage(run: ProbeRun) -> str | None:
     if run.profile.usage_output is None:
         return "the profile names no place where the harness shows cached tokens"
     return None
+
+
+def _edited(run: ProbeRun) -> str | None:
+    if not any(t.edit_instructions for t in run.scenario.turns):
+        return "the scenario edits no instruction file"
+    return None
+
+
+def _late_mcp(run: ProbeRun) -> str | None:
+    return None if run.scenario.mcp_tools else "the scenario connects no MCP server"
+
+
+def _compacted(run: ProbeRun) -> str | None:
+    return None if run.scenario.compact_turn() is not None else "the scenario makes no compaction"
 
 
 def _labelled(*labels: str) -> Callable[[ProbeRun], str | None]:
@@ -129,7 +150,50 @@ CHECKS: tuple[CheckDef, ...] = (
         cache_markers,
         fails_when_short=True,
     ),
-    CheckDef("params-stable", "pfx.system.switch", "exact", "cache parameters kept", params_stable),
+    CheckDef(
+        "params-stable",
+        "pfx.system.switch",
+        "exact",
+        "cache parameters kept",
+        params_stable,
+        needs=EVERY_RUN | {"command"},
+    ),
+    CheckDef(
+        "instructions-note",
+        "pfx.note.file",
+        "exact",
+        "an edited instruction file told as a note",
+        instructions_note,
+        needs=RESUMED | {"edit"},
+        applies=_edited,
+    ),
+    CheckDef(
+        "mcp-tools",
+        "pfx.tools.fixed",
+        "exact",
+        "late and reordered MCP tools change no request",
+        mcp_tools,
+        needs=RESUMED | {"mcp"},
+        applies=_late_mcp,
+    ),
+    CheckDef(
+        "compact-turn",
+        "pfx.compact.turn",
+        "exact",
+        "the summary asked for as the next turn",
+        compact_turn,
+        needs=EVERY_RUN | {"command"},
+        applies=_compacted,
+    ),
+    CheckDef(
+        "compact-after",
+        "pfx.compact.after",
+        "exact",
+        "the history starts over from the summary",
+        compact_after,
+        needs=EVERY_RUN | {"command"},
+        applies=_compacted,
+    ),
     CheckDef(
         "no-half-turn",
         "hist.persist.no-half-turn",
@@ -197,14 +261,18 @@ def _short(check: CheckDef, missing: list[Shortfall]) -> CheckResult:
 
 
 def judge_run(run: ProbeRun) -> Judgement:
-    said = [turn.user for turn in run.scenario.turns]
+    said = [command_message(run.profile, turn) for turn in run.scenario.turns]
     splits = [split_requests(s, said) for s in run.sessions]
     sessions = [sent for sent, _ in splits]
     aside = sum(count for _, count in splits)
     falls = shortfalls(run, sessions)
+    # What the profile cannot make happen: the checks that need it have nothing to judge.
+    cannot = unsupported(run.profile, run.scenario)
     results = []
     for check in CHECKS:
         why = check.applies(run) if check.applies else None
+        if why is None:
+            why = next((cannot[n] for n in sorted(check.needs) if n in cannot), None)
         missing = [f for f in falls if f.need in check.needs]
         if why is not None:
             result = _result(check, "not-testable", why)

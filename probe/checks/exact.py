@@ -6,6 +6,7 @@ import hashlib
 from itertools import pairwise
 
 from ..harness import ProbeRun
+from .changes import compaction, compaction_end, eras
 from .model import CheckDef, CheckResult, Sent, _count, _result
 
 
@@ -14,7 +15,13 @@ def _sha(text: str | None) -> str:
 
 
 def system_once(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
-    per_session = [sorted({s.request.system or "" for s in sent}, key=len) for sent in sessions]
+    # A compaction or a model switch the scenario asked for may make the prompt again: each
+    # stretch between them is judged on its own.
+    per_session = [
+        sorted({s.request.system or "" for s in era}, key=len)
+        for session, sent in zip(run.sessions, sessions, strict=False)
+        for era in eras(run, session, sent)
+    ]
     counts = [len(p) for p in per_session]
     figures = {
         "prompts_per_session": counts,
@@ -44,9 +51,13 @@ def history_prefix(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -
     pairs = 0
     for session, sent in zip(run.sessions, sessions, strict=False):
         killed = {n for n, p in enumerate(session.processes) if p.killed}
+        done, end = compaction(session), compaction_end(session)
         for before, after in pairwise(sent):
             if before.process in killed and after.process != before.process:
                 continue  # a resume after a crash: the history checks judge what it may drop
+            if done is not None and end is not None and before.n <= end and after.n > done["n"]:
+                if after.n > end or before.n >= done["n"]:
+                    continue  # the history starts over at the summary: judged from it on
             pairs += 1
             index = _first_difference(
                 before.request.canonical_messages(), after.request.canonical_messages()

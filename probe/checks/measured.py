@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from ctxconf.terminal.controls import visible_controls
 
 from ..clock import clock_misses
+from ..events import command_message
 from ..harness import ProbeRun, ProcessRun, SessionRun
+from .changes import changes_shortfalls
 from .model import Need, Sent, _count
 
 QUOTE_CHARS = 200
@@ -83,7 +85,9 @@ def _turns(
                     Shortfall("turns", turn, f"{where}turn {turn + 1} sent no request: {why}")
                 )
             continue
-        user = run.scenario.turns[turn].user
+        if run.scenario.turns[turn].command == "compact":
+            continue  # its one request, the compaction's, is the command need's to find
+        user = command_message(run.profile, run.scenario.turns[turn])
         wanted = _wanted_steps(run, turn)
         got = {
             s.step
@@ -136,7 +140,9 @@ def _resumes(run: ProbeRun, session: SessionRun, sent: list[Sent], where: str) -
         first = next((s for s in sent if s.process == number), None)
         if first is None:
             continue  # it sent nothing: the turns' shortfall says so
-        earlier = [t.user for t in run.scenario.turns[:turn]]
+        earlier = [command_message(run.profile, t) for t in run.scenario.turns[:turn]]
+        if turn > (run.scenario.compact_turn() or len(run.scenario.turns)):
+            continue  # after a compaction the history starts over from its summary
         if not any(user in text for user in earlier for text in first.request.user_texts):
             out.append(
                 Shortfall(
@@ -203,6 +209,10 @@ def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
         out += _turns(run, session, sent, where, anew)
         out += _clock(run, session, where)
         out += _kill(run, session, where)
+        out += [
+            Shortfall(need, turn, why)
+            for need, turn, why in changes_shortfalls(run, session, sent, where)
+        ]
     return out
 
 

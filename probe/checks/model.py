@@ -37,8 +37,10 @@ class Sent:
 
 # What a check needs the run to have done as the scenario meant (see `measured`): every turn's
 # requests, the clock where the scenario put it, each resume continuing the session, the kill
-# landing inside the call, and no request the mock had to refuse.
-Need = Literal["turns", "clock", "resume", "kill", "bodies"]
+# landing inside the call, and no request the mock had to refuse; and each change the scenario
+# makes mid-session where the harness could see it: the instruction file's edit, the MCP server's
+# late tools, the command a turn is entered through.
+Need = Literal["turns", "clock", "resume", "kill", "bodies", "edit", "mcp", "command"]
 EVERY_RUN: frozenset[Need] = frozenset({"turns", "bodies"})
 
 

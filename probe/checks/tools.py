@@ -10,6 +10,7 @@ from typing import Any
 
 from ..harness import ProbeRun
 from ..wire import Tool
+from .changes import eras
 from .model import CheckDef, CheckResult, Sent, _count, _result
 
 QUOTE_CHARS = 60
@@ -65,13 +66,19 @@ def tool_change(before: Sequence[Tool], after: Sequence[Tool]) -> tuple[str, str
 
 
 def tools_fixed(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
-    lists = [sorted({s.request.canonical_tools() for s in sent}) for sent in sessions]
-    names = [[t.name for t in sent[0].request.tools] for sent in sessions if sent]
+    # Made again only where the scenario lets it be: a compaction, a model switch.
+    stretches = [
+        era
+        for session, sent in zip(run.sessions, sessions, strict=False)
+        for era in eras(run, session, sent)
+    ]
+    lists = [sorted({s.request.canonical_tools() for s in era}) for era in stretches]
+    names = [[t.name for t in era[0].request.tools] for era in stretches if era]
     counts = [len(x) for x in lists]
     figures: dict[str, Any] = {"tool_lists_per_session": counts, "tools": names[0]}
     changes = []
-    for sent in sessions:
-        for before, after in pairwise(sent):
+    for era in stretches:
+        for before, after in pairwise(era):
             change = tool_change(before.request.tools, after.request.tools)
             if change:
                 what, how = change

@@ -164,6 +164,19 @@ READINGS: tuple[Reading, ...] = (
         (("        if model == self.model:\n            return\n", ""),),
     ),
     Reading(
+        "pfx.system.load",
+        "made-at-the-restart",
+        "prefix/session.py",
+        (
+            (
+                "        # rule: pfx.system.load\n        return\n",
+                "        # rule: pfx.system.load\n"
+                "        if self._system is not None:\n"
+                "            self._make_prompt()\n",
+            ),
+        ),
+    ),
+    Reading(
         "pfx.system.no-model",
         "model-named-in-the-prompt",
         "prefix/session.py",

@@ -151,6 +151,12 @@ class PrefixSession:
         if self._system is not None:
             self._make_prompt()
 
+    def restart(self) -> None:
+        """The harness stopped and loaded this session again: the prompt and tool list it made,
+        and what the model was told, stand; a change while it was stopped is a note."""
+        # rule: pfx.system.load
+        return
+
     def call(self, tool: str, result: str) -> str:
         """The answer to the model's call of `tool`: `result` when it runs, else a refusal."""
         # The model calls from the last request it was sent, whatever was remade since.
@@ -420,6 +426,7 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "plan": _silent(lambda s, st: s.edit_plan(st["plan"])),
     "withdraw": _silent(lambda s, st: s.withdraw(st["tools"])),
     "switch": _silent(lambda s, st: s.switch_model(st["model"])),
+    "restart": _silent(lambda s, st: s.restart()),
     "call": lambda s, st: s.call(st["tool"], st["result"]),
     "wrap_up": lambda s, st: _request(s, s.wrap_up()),
     "compact": lambda s, st: _request(s, s.compact()),

@@ -31,6 +31,8 @@ def fake_profile(
     variant: str | None = None,
     options: tuple[str, ...] = (),
     timeout: float = 60,
+    args: tuple[str, ...] = (),
+    extra: dict[str, Any] | None = None,
 ) -> Path:
     """A profile file for the fake harness of `shape` with `faults`; returns its path. With
     `persist` the fake keeps a transcript written message by message. `variant` names a fake
@@ -39,18 +41,19 @@ def fake_profile(
     flags = [a for f in faults for a in ("--fault", f)] + (["--persist"] if persist else [])
     if variant:
         flags = ["--shape", shape, *options, *flags]
+    flags += list(args)  # the mid-session changes' options: --instructions FILE, --mcp-config …
     if mode == "per-turn":
         drive = {
             "mode": "per-turn",
-            "command": [sys.executable, script, *flags, "{message}"],
-            "resume": [sys.executable, script, *flags, "--resume", "{message}"],
+            "command": [sys.executable, script, *flags, "{args}", "{message}"],
+            "resume": [sys.executable, script, *flags, "--resume", "{args}", "{message}"],
         }
     elif mode == "one-task":  # one message per run, like mini-swe-agent
         drive = {"mode": "one-process", "command": [sys.executable, script, *flags, "{message}"]}
     else:
         drive = {
             "mode": "stream-json",
-            "command": [sys.executable, script, *flags, "--stream-json"],
+            "command": [sys.executable, script, *flags, "{args}", "--stream-json"],
             "message": '{"message": "{message}"}',
             "turn_done": {"key": "type", "value": "result"},
         }
@@ -65,11 +68,14 @@ def fake_profile(
         "clock": "self",
         "timeout": timeout,
     }
+    profile.update(extra or {})  # instructions_file, mcp, commands
     if usage_file:
         profile["env"] = {**profile["env"], "FAKE_USAGE_FILE": usage_file}
         profile["usage_output"] = {"key": "usage.cached_tokens", "file": usage_file}
     kept = "-persist" if persist else ""
     name = "-".join([*faults, *([variant] if variant else []), *options]) or "clean"
+    if extra:
+        name += "-" + "-".join(sorted(extra))
     path = folder / f"fake-{shape}-{name.replace('/', '_')}{kept}.yaml"
     path.write_text(json.dumps(profile, indent=2))  # JSON is YAML
     return path

@@ -1,7 +1,8 @@
 """The matrix page sorts: a button in each column's heading, the values it sorts by in each
-cell's `data-sort` (a verdict's rank, a hit rate, a count of tokens, a cost; -1 where a harness has no
-figure), one small script that moves rows and writes no markup; and, in a real browser (slow),
-a click sorts by number where the column is numeric and by text where it is not."""
+cell's `data-sort` (a verdict's rank, a hit rate, a count of tokens, a cost; -1 where a
+harness has no figure), one small script that moves rows and writes no markup; and, in a real
+browser (slow), a click sorts by number where the column is numeric and by text where it is
+not."""
 
 from __future__ import annotations
 

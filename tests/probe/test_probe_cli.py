@@ -148,7 +148,7 @@ def test_the_matrix_names_each_harness_its_version_and_date(tmp_path: Path) -> N
     assert all(" | 1.0.0 | " in r for r in rows)
     assert "❌" in rows[0] and "pfx.usage.shown" in markdown
     page = (tmp_path / "m.html").read_text()
-    assert "fake-chat" in page and "<script" not in page
+    assert "fake-chat" in page and page.count("<script") == 1  # its own sorting alone
 
 
 def test_a_matrix_of_a_file_that_is_not_results_is_a_usage_error(tmp_path: Path) -> None:

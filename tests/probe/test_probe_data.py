@@ -59,7 +59,18 @@ def test_every_bundled_harness_is_installed_and_probed_by_probe_all() -> None:
 
 
 def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None:
-    assert bundled_scenarios() == ["basic", "crash-mid-call", "midnight", "two-days"]
+    assert bundled_scenarios() == [
+        "basic",
+        "compact",
+        "crash-mid-call",
+        "instructions-edited",
+        "long-session",
+        "mcp-late",
+        "midnight",
+        "model-switch",
+        "plan-mode",
+        "two-days",
+    ]
     labels = {s.label for s in load_scenario("basic").steps()}
     assert {"read", "reread", "long-output"} <= labels
     assert len(load_scenario("two-days").sessions) == 2

@@ -16,6 +16,17 @@ last block of each of the last two messages, five from the second request on), m
 (OpenAI: a `prompt_cache_key` made anew by each process), changing-effort (the reasoning effort,
 or Gemini's thinking budget, alternating between requests).
 
+The mid-session changes (`changes.py`): `--instructions FILE` (an instruction file in the work
+folder, in the first prompt, an edit told as a note), `--mcp-config FILE` (an MCP server, its tools
+listed at each turn's start, the tool list made at the first request and kept), `--plan` (plan
+mode, told as a note), `--model NAME` (a model switch), and the message `/compact` (the summary
+asked for as the next turn, the history started over from it). Their faults: instructions-in-system
+(the prompt remade with the edit), instructions-into-first (a resume writes the file into the
+first message), instructions-ignored (never told), mcp-join (the server's tools offered as they
+come), plan-tools (plan mode drops the shell tool), switch-rewrites (a switch rewrites the first
+message), compact-apart (the summary asked for under its own prompt, no tools, the transcript
+pasted), compact-keeps-history (the old messages kept after the summary).
+
 With `--persist` each message is also appended to `$HOME/.fake/transcript.jsonl` as it comes,
 and a resumed session reloads from it, cut back to the last turn boundary (a crash mid-call
 leaves nothing of its turn). Faults of the reload: orphan-call (the transcript as written, a
@@ -40,6 +51,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from changes import Changes
+
 FAULTS = (
     "date-in-system",
     "rebuilt-prompt",
@@ -57,6 +70,15 @@ FAULTS = (
     # Not a fault: after each turn a side conversation of its own, a memory subagent under its own
     # prompt and one tool, sent the conversation so far (as qwen-code does).
     "memory-subagent",
+    # Faults of the mid-session changes (changes.py).
+    "instructions-in-system",
+    "instructions-into-first",
+    "instructions-ignored",
+    "mcp-join",
+    "plan-tools",
+    "switch-rewrites",
+    "compact-apart",
+    "compact-keeps-history",
 )
 MEMORY_PROMPT = "You extract durable facts from the conversation into memory files."
 MEMORY_TASK = "Update the memory files from the conversation above."
@@ -197,6 +219,7 @@ class Session:
         if self.transcript is not None:
             self.messages = self.reload() if resume else []
             self.rewrite()
+        self.changes = Changes(self, state)
         self.system: str = state.get("system") or self.make_system(0)
         self.told: str | None = state.get("told")
         self.reads: dict[str, str] = state.get("reads", {})
@@ -207,6 +230,8 @@ class Session:
         lines = ["You are a fake harness for the probe's tests.", "Use the tools to do the task."]
         # Where it runs is part of the prompt, as with real harnesses (memory paths, cwd).
         lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}", *GUIDE]
+        if getattr(self, "changes", None) is not None:
+            lines += self.changes.in_system()
         if "date-in-system" in self.faults:
             lines.append(f"Current date: {now().date().isoformat()}")
         if "rebuilt-prompt" in self.faults:
@@ -254,6 +279,7 @@ class Session:
             "told": self.told,
             "reads": self.reads,
             "requests": self.requests,
+            **self.changes.state(),
         }
         self.file.write_text(json.dumps(state))
 
@@ -263,6 +289,9 @@ class Session:
 
     def user(self, text: str) -> None:
         today = now().date().isoformat()
+        others = self.changes.note_lines()
+        if others:
+            text = "<session-note>\n" + "\n".join(others) + "\n</session-note>\n\n" + text
         if "date-in-system" not in self.faults and today != self.told:
             text = self.note(today) + text
             self.told = today
@@ -291,10 +320,11 @@ class Session:
         if "rewritten-previous" in self.faults:
             last = max(i for i, m in enumerate(messages) if m["role"] == "user")
             messages[last]["text"] += "\n(Reminder: answer briefly.)"
+        messages = self.changes.on_the_wire(messages)
         body = self.shape.body(self.system, self.tools(), messages)
         if self.shape.finish is not None:
             body = self.shape.finish(body, self)
-        return self.post(base_url, body)
+        return self.post(base_url, self.changes.body(body))
 
     def effort(self) -> str:
         return EFFORTS[self.requests % 2] if "changing-effort" in self.faults else "medium"
@@ -304,7 +334,8 @@ class Session:
 
     def tools(self) -> list[dict[str, Any]]:
         """The tools this request offers."""
-        return tool_specs(self.shape, self.requests if "changing-tools" in self.faults else 0)
+        tools = tool_specs(self.shape, self.requests if "changing-tools" in self.faults else 0)
+        return self.changes.tools(tools)
 
     def encode(self, body: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
         """A request body's bytes and the headers that say how they are encoded."""
@@ -327,6 +358,10 @@ class Session:
             return self.shape.parse(sse_events(response))
 
     def turn(self, base_url: str, text: str) -> None:
+        self.changes.turn_starts()
+        if text == "/compact":
+            self.changes.compact(base_url)
+            return
         self.user(text)
         for _ in range(20):
             answer = self.send(base_url)
@@ -368,6 +403,11 @@ def main(
     parser.add_argument("--stream-json", action="store_true")
     parser.add_argument("--persist", action="store_true")
     parser.add_argument("--version", action="store_true")
+    parser.add_argument("--instructions")
+    parser.add_argument("--mcp-config")
+    parser.add_argument("--plan", action="store_true")
+    parser.add_argument("--model")
+    parser.add_argument("--ignored-flag", action="store_true")  # a command the fake ignores
     parser.add_argument("message", nargs="?", default="")
     args = parser.parse_args()
     if args.version:

@@ -1,0 +1,239 @@
+"""The scenarios that change a session mid-way (an instruction file edited, an MCP server's tools
+late and reordered, plan mode, a model switch, /compact, a long session): each has a fake that
+fails it and a clean twin that passes it; a change that did not happen is an `error` with the
+reason, and one the profile cannot cause is `not-testable`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconf.probe.checks import CheckResult, judge_run
+from ctxconf.probe.errors import ProbeDataError
+from ctxconf.probe.events import command_argv
+from ctxconf.probe.profile import Command, load_profile
+from ctxconf.probe.scenario import load_scenario
+
+from .helpers import run_fake, write_scenario
+
+INSTRUCTIONS: dict[str, Any] = {"instructions_file": "AGENTS.md"}
+MCP: dict[str, Any] = {
+    "mcp": {
+        "file": "work/fake-mcp.json",
+        "content": '{"command": "{mcp_command}", "args": {mcp_args}}',
+    }
+}
+PLAN: dict[str, Any] = {"commands": {"plan_mode": {"args": ["--plan"]}}}
+SWITCH: dict[str, Any] = {"commands": {"model_switch": {"args": ["--model", "mock-model-2"]}}}
+COMPACT: dict[str, Any] = {"commands": {"compact": {"message": "/compact"}}}
+SET_UP: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "instructions-edited": (INSTRUCTIONS, ("--instructions", "AGENTS.md")),
+    "mcp-late": (MCP, ("--mcp-config", "fake-mcp.json")),
+    "plan-mode": (PLAN, ()),
+    "model-switch": (SWITCH, ()),
+    "compact": (COMPACT, ()),
+}
+
+
+def probe(
+    folder: Path,
+    scenario: str,
+    faults: tuple[str, ...] = (),
+    mode: str = "per-turn",
+    extra: dict[str, Any] | None = None,
+    args: tuple[str, ...] | None = None,
+) -> dict[str, CheckResult]:
+    default_extra, default_args = SET_UP[scenario]
+    run = run_fake(
+        folder,
+        "chat",
+        scenario,
+        faults=faults,
+        mode=mode,
+        extra=default_extra if extra is None else extra,
+        args=default_args if args is None else args,
+    )
+    return {c.id: c for c in judge_run(run).checks}
+
+
+@pytest.mark.slow  # plays two fake harnesses through a three-turn scenario, a process a turn
+@pytest.mark.parametrize(
+    ("scenario", "fault", "check_id", "mode"),
+    [
+        ("instructions-edited", "instructions-in-system", "instructions-note", "per-turn"),
+        ("instructions-edited", "instructions-in-system", "system-once", "per-turn"),
+        ("instructions-edited", "instructions-into-first", "instructions-note", "per-turn"),
+        ("instructions-edited", "instructions-into-first", "history-prefix", "per-turn"),
+        ("instructions-edited", "instructions-ignored", "instructions-note", "stream-json"),
+        ("mcp-late", "mcp-join", "mcp-tools", "per-turn"),
+        ("mcp-late", "mcp-join", "mcp-tools", "stream-json"),
+        ("mcp-late", "mcp-join", "tools-fixed", "per-turn"),
+        ("plan-mode", "plan-tools", "tools-fixed", "per-turn"),
+        ("model-switch", "switch-rewrites", "history-prefix", "per-turn"),
+        ("compact", "compact-apart", "compact-turn", "per-turn"),
+        ("compact", "compact-keeps-history", "compact-after", "stream-json"),
+    ],
+)
+def test_a_fault_fails_the_scenario_and_the_clean_twin_passes_it(
+    tmp_path: Path, scenario: str, fault: str, check_id: str, mode: str
+) -> None:
+    clean = probe(tmp_path / "clean", scenario, mode=mode)
+    faulty = probe(tmp_path / "faulty", scenario, (fault,), mode=mode)
+    assert clean[check_id].verdict == "pass", clean[check_id]
+    assert faulty[check_id].verdict == "fail", faulty[check_id]
+
+
+@pytest.mark.slow  # a fake harness through a three-turn scenario
+def test_an_edit_written_into_the_first_message_on_resume_is_named(tmp_path: Path) -> None:
+    checks = probe(tmp_path, "instructions-edited", ("instructions-into-first",))
+    assert "after the resume rewrote message 0" in checks["instructions-note"].summary
+
+
+@pytest.mark.slow  # a fake harness through a three-turn scenario
+def test_a_harness_that_never_reads_the_file_makes_the_edit_checks_errors(tmp_path: Path) -> None:
+    checks = probe(tmp_path, "instructions-edited", args=())
+    for check_id in ("instructions-note", "system-once", "history-prefix"):
+        assert checks[check_id].verdict == "error", checks[check_id]
+        assert "never read AGENTS.md" in checks[check_id].summary
+
+
+@pytest.mark.slow  # a fake harness through a three-turn scenario
+def test_a_harness_that_never_connects_the_server_makes_the_mcp_checks_errors(
+    tmp_path: Path,
+) -> None:
+    checks = probe(tmp_path, "mcp-late", args=())
+    assert checks["mcp-tools"].verdict == "error", checks["mcp-tools"]
+    assert "never connected to the probe's MCP server" in checks["mcp-tools"].summary
+    assert checks["tools-fixed"].verdict == "error", checks["tools-fixed"]
+
+
+@pytest.mark.slow  # a fake harness through a three-turn scenario
+def test_a_command_the_harness_ignores_makes_its_checks_errors(tmp_path: Path) -> None:
+    ignored = {"commands": {"plan_mode": {"args": ["--ignored-flag"]}}}
+    plan = probe(tmp_path / "plan", "plan-mode", extra=ignored)
+    assert plan["tools-fixed"].verdict == "error", plan["tools-fixed"]
+    assert "never told of plan mode" in plan["tools-fixed"].summary
+    ignored = {"commands": {"model_switch": {"args": ["--ignored-flag"]}}}
+    switch = probe(tmp_path / "switch", "model-switch", extra=ignored)
+    assert switch["params-stable"].verdict == "error", switch["params-stable"]
+    assert "never reached the wire" in switch["params-stable"].summary
+    unknown = {"commands": {"compact": {"message": "/summarise"}}}
+    compact = probe(tmp_path / "compact", "compact", extra=unknown)
+    assert compact["compact-turn"].verdict == "error", compact["compact-turn"]
+    assert "as the person's message" in compact["compact-turn"].summary
+
+
+@pytest.mark.slow  # a fake harness through a two-turn scenario
+def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) -> None:
+    checks = probe(tmp_path, "model-switch")
+    assert checks["params-stable"].verdict == "pass", checks["params-stable"]
+    assert checks["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
+
+
+@pytest.mark.slow  # a fake harness through a three-turn scenario
+@pytest.mark.parametrize(
+    ("scenario", "why"),
+    [
+        ("instructions-edited", "names no instruction file"),
+        ("mcp-late", "told of an MCP server"),
+        ("plan-mode", "commands.plan_mode"),
+        ("model-switch", "commands.model_switch"),
+        ("compact", "commands.compact"),
+    ],
+)
+def test_a_profile_without_the_way_in_makes_the_checks_not_testable(
+    tmp_path: Path, scenario: str, why: str
+) -> None:
+    checks = probe(tmp_path, scenario, extra={}, args=())
+    for check_id in ("system-once", "tools-fixed", "history-prefix"):
+        assert checks[check_id].verdict == "not-testable", checks[check_id]
+        assert why in checks[check_id].summary
+
+
+@pytest.mark.slow  # thirty turns of a fake harness in one process
+def test_a_long_session_reads_its_prefix_from_the_cache(tmp_path: Path) -> None:
+    run = run_fake(tmp_path / "clean", "chat", "long-session", mode="stream-json")
+    checks = {c.id: c for c in judge_run(run).checks}
+    assert checks["history-prefix"].figures["pairs"] == 119
+    broken = run_fake(
+        tmp_path / "faulty", "chat", "long-session", mode="stream-json", faults=("rebuilt-prompt",)
+    )
+    cached = sum(int(e["usage"]["cached"]) for e in run.sessions[0].entries if "usage" in e)
+    lost = sum(int(e["usage"]["cached"]) for e in broken.sessions[0].entries if "usage" in e)
+    assert cached > 10 * max(lost, 1)
+
+
+def test_the_bundled_scenarios_of_the_changes_load() -> None:
+    assert load_scenario("compact").compact_turn() == 1
+    assert load_scenario("mcp-late").mcp_tools == ("lantern_alpha", "lantern_beta", "lantern_gamma")
+    edited = load_scenario("instructions-edited")
+    assert [t.edit_instructions is not None for t in edited.turns] == [False, True, True]
+    assert len(load_scenario("long-session").turns) == 30
+
+
+@pytest.mark.parametrize(
+    ("turns", "extra", "message"),
+    [
+        (
+            [{"user": "a", "steps": [{"text": "b"}], "edit_instructions": "x"}],
+            {"instructions": "y"},
+            "the first turn",
+        ),
+        (
+            [
+                {"user": "a", "steps": [{"text": "b"}]},
+                {"user": "c", "steps": [{"text": "d"}], "edit_instructions": "x"},
+            ],
+            {},
+            "no `instructions`",
+        ),
+        (
+            [
+                {"user": "a", "steps": [{"text": "b"}]},
+                {"user": "c", "steps": [{"text": "d"}], "command": "compact"},
+            ],
+            {},
+            "a later turn",
+        ),
+        (
+            [
+                {"user": "a", "steps": [{"text": "b"}]},
+                {"user": "c", "steps": [{"read": "A.txt"}], "command": "compact"},
+                {"user": "e", "steps": [{"text": "f"}]},
+            ],
+            {},
+            "its summary",
+        ),
+    ],
+)
+def test_a_scenario_whose_change_cannot_be_played_is_refused_with_its_place(
+    tmp_path: Path, turns: list[dict[str, Any]], extra: dict[str, Any], message: str
+) -> None:
+    path = write_scenario(tmp_path, {"name": "bad", "description": "d", "turns": turns, **extra})
+    with pytest.raises(ProbeDataError) as raised:
+        load_scenario(path)
+    assert message in str(raised.value) and "/turns/" in str(raised.value)
+
+
+def test_the_mcp_arguments_go_only_to_a_scenario_with_the_server() -> None:
+    profile = load_profile("claude-code")
+    command = list(profile.drive.first)
+    assert command_argv(profile, load_scenario("basic"), None, command) == command
+    with_server = command_argv(profile, load_scenario("mcp-late"), None, command)
+    assert with_server[:3] == ["claude", "--mcp-config", "{work}/.probe-mcp.json"]
+
+
+def test_the_arguments_of_a_command_go_where_the_drive_says() -> None:
+    scenario = load_scenario("plan-mode")
+    profile = replace(
+        load_profile("claude-code"), commands={"plan_mode": Command(args=("--plan",))}
+    )
+    assert command_argv(profile, scenario, scenario.turns[1], ["x", "{args}", "m"]) == [
+        "x",
+        "--plan",
+        "m",
+    ]
+    assert command_argv(profile, scenario, scenario.turns[0], ["x", "{args}", "m"]) == ["x", "m"]
