@@ -72,6 +72,11 @@ def test_the_reference_agrees_with_itself(tmp_path: Path) -> None:
 
 # docs/fuzzing.md's sample finding: this fault, found with this seed.
 SAMPLE_FAULT = "stops_stubbing"
+# Each planted fault's search: a seed whose first 150 sessions hold a disagreement. The bound is
+# the count of sessions, not the clock, so the same search runs on any machine; a fault that
+# stopped being found within it fails the test as surely as a longer search would.
+SEARCH = {"stops_stubbing": "8", "cap_newlines": "2", "splitlines": "8"}
+EXAMPLES = "150"
 _COUNTS = re.compile(r"after \d+ sessions, shrunk in \d+ more runs \([\d.]+ s\)")
 
 
@@ -81,7 +86,10 @@ def _sample_lines() -> list[str]:
     text = (REPO / "docs" / "fuzzing.md").read_text(encoding="utf-8")
     block = re.search(r"```text\n\$ ctxconf fuzz (?P<args>[^\n]*)\n(?P<body>.*?)```", text, re.S)
     assert block, "docs/fuzzing.md has no sample finding"
-    assert f"python:tests.faulty.{SAMPLE_FAULT} --seed 1" in block["args"]
+    assert block["args"].split() == [
+        "--impl", f"python:tests.faulty.{SAMPLE_FAULT}", "--seed", SEARCH[SAMPLE_FAULT],
+        "--examples", EXAMPLES,
+    ]  # fmt: skip
     lines = block["body"].split("\n")
     return [_COUNTS.sub("after N", line) for line in lines[: lines.index("") + 1]] + [
         line for line in lines if line.startswith(("the session", "  ", "step "))
@@ -94,7 +102,7 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
 ) -> None:
     impl = f"python:tests.faulty.{fault}"
     # Bounded by examples and the seed, not the clock: the same search on any machine.
-    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "1", "--examples", "2000",
+    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", SEARCH[fault], "--examples", EXAMPLES,
                       "--out", tmp_path, cwd=tmp_path, expect=1)
     assert "disagreement found after" in done.stdout
     assert re.search(r"^step \d+ \(\w+\) differs:$", done.stdout, re.MULTILINE), str(done)
@@ -108,7 +116,7 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
     assert validate_files([path]) == []
     document = json.loads(path.read_text(encoding="utf-8"))
     (case,) = document["cases"]
-    assert case["name"] == path.stem and case["name"].startswith("fuzz-1-")
+    assert case["name"] == path.stem and case["name"].startswith(f"fuzz-{SEARCH[fault]}-")
     assert len(case["steps"]) <= 4, "the session is shrunk"
     assert case["expect"] == run_case(case, CONFIG), "the expected texts are the reference's"
     assert "review" in case["description"]
