@@ -7,6 +7,8 @@
 #   tools/probe_all.sh --jobs 2 DIR         two probes at a time, each in its own home and port
 #   UPDATE_DOCS=1 tools/probe_all.sh DIR    also put the matrix into docs/harnesses.md
 #   INSTALL_ONLY=1 / SKIP_INSTALL=1         one half of the work
+#   PRICES=tools/matrix-prices.json         the price table of docs/harnesses.md's matrix
+#   SCENARIOS="basic compact"               only these scenarios
 #   COMPARE=OLD/reports tools/probe_all.sh DIR   and compare every verdict with an earlier pass's
 #                                           (`ctxconf probe --matrix … --compare OLD/reports/matrix.json`
 #                                           marks what changed in the matrix itself)
@@ -35,6 +37,7 @@ all=(pi codex gemini-cli claude-code claude-code-per-turn qwen-code qwen-code-pe
      open-interpreter openhands)
 [ $# -gt 0 ] && harnesses=("$@") || harnesses=("${all[@]}")
 scenarios=(basic two-days midnight crash-mid-call instructions-edited mcp-late plan-mode model-switch compact long-session)
+[ -n "${SCENARIOS:-}" ] && read -ra scenarios <<< "$SCENARIOS"  # SCENARIOS="basic compact": only these
 
 case "$dir/" in "$root"/*) echo "probe_all: DIR must be outside the repository" >&2; exit 2 ;; esac
 mkdir -p "$dir/bin" "$dir/reports" "$dir/install-home"
@@ -125,6 +128,9 @@ probe_args=()
 for name in "${harnesses[@]}"; do probe_args+=(--harness "$name"); done
 for scenario in "${scenarios[@]}"; do probe_args+=(--scenario "$scenario"); done
 started=$(date +%s)
+# PRICES=FILE: a price table over the bundled list prices (docs/harnesses.md's matrix uses
+# tools/matrix-prices.json, which prices the mock's model as each provider's named one).
+[ -n "${PRICES:-}" ] && probe_args+=(--prices "$(realpath "$PRICES")")
 "$ctxconf" probe "${probe_args[@]}" --jobs "$jobs" --out "$dir/reports" \
     --bin "$dir/bin" --bin "$dir/node22/node_modules/.bin" >&2
 echo "   probed ${#harnesses[@]} harnesses x ${#scenarios[@]} scenarios with $jobs jobs in $(( $(date +%s) - started )) s" >&2
