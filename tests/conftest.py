@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from ctxconf.specdata.paths import bundled_spec_dir
+
+# The suite starts hundreds of `python -m ctxconf` processes. Where the environment turns
+# bytecode off (PYTHONDONTWRITEBYTECODE, as some containers do), each of them would compile every
+# module of the package again, about a third of its start; a bytecode cache of the suite's own,
+# in the temporary folder, spares that and writes nothing into the tree.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"ctxconf-pycache-{os.getuid()}")
+    )
 
 
 @pytest.fixture

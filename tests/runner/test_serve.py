@@ -436,21 +436,25 @@ def test_http_backlog_holds_200_clients_before_any_is_accepted() -> None:
     server = serve.make_http_server("127.0.0.1", 0, ReferenceImplementation())
     address = ("127.0.0.1", int(server.server_address[1]))
     socks: list[socket.socket] = []
+    responses: list[http.client.HTTPResponse] = []
     serving = threading.Thread(target=server.serve_forever, daemon=True)
     try:  # nothing accepts yet: each connection must wait in the listen backlog
         for _ in range(200):
-            socks.append(socket.create_connection(address, timeout=0.5))
+            # A hang guard only: a loaded machine may take seconds to serve 200 in turn.
+            socks.append(socket.create_connection(address, timeout=60))
             socks[-1].sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         serving.start()
         for sock in socks:
-            response = http.client.HTTPResponse(sock)
-            response.begin()
-            assert response.status == 200
-            response.read()
+            responses.append(http.client.HTTPResponse(sock))
+            responses[-1].begin()
+            assert responses[-1].status == 200
+            responses[-1].read()
     finally:
         if serving.is_alive():
             server.shutdown()
         server.server_close()
+        for response in responses:
+            response.close()
         for sock in socks:
             sock.close()
 
