@@ -118,9 +118,7 @@ def run(args: argparse.Namespace) -> int:
             print("ctxconf probe: --harness is required (or --matrix, or --list)", file=sys.stderr)
             return EXIT_USAGE
         scenarios = args.scenario or ["basic"]
-        if len(args.harness) > 1 or len(scenarios) > 1 or "all" in args.harness + scenarios or (
-            args.jobs is not None
-        ):
+        if _is_batch(args):
             return probe_all(args.harness, scenarios, args.jobs or 1, args.out, _passed_on(args))
         if args.out is not None:
             print("ctxconf probe: --out goes with several pairs or --jobs", file=sys.stderr)
@@ -161,6 +159,15 @@ def _passed_on(args: argparse.Namespace) -> list[str]:
     return options
 
 
+def _is_batch(args: argparse.Namespace) -> bool:
+    """Several pairs of harness and scenario, or --jobs: each pair a probe process of its own."""
+    if not args.harness or args.matrix:
+        return False
+    scenarios = args.scenario or ["basic"]
+    many = len(args.harness) > 1 or len(scenarios) > 1 or "all" in args.harness + scenarios
+    return many or args.jobs is not None
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
     """The files the probe will write, checked before any harness starts."""
     outputs = [("--html", args.html), ("--json", args.json), ("--markdown", args.markdown)]
@@ -168,8 +175,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     if args.compare is not None:
         reads.append(("--compare", args.compare))
     check_outputs(outputs, reads=reads)
-    many = args.harness and (len(args.harness) > 1 or args.jobs is not None or args.out)
-    if many and (args.html is not None or args.json is not None):
+    if (_is_batch(args) or args.out) and (args.html is not None or args.json is not None):
         raise CtxconfError(
             "--html and --json name one probe's files; with several, give --out DIR",
             hint="each pair writes DIR/HARNESS-SCENARIO.{json,html,txt}",

@@ -63,8 +63,17 @@ def test_a_broken_profile_is_refused_before_any_harness_starts(tmp_path: Path) -
     assert not (tmp_path / "out").exists()
 
 
-def test_one_probes_files_cannot_name_a_batchs(tmp_path: Path) -> None:
-    done = ctxconf(
-        "probe", "--harness", "pi", "--harness", "codex", "--json", tmp_path / "r.json", expect=2
-    )
+@pytest.mark.parametrize(
+    "pairs_asked",
+    [
+        ["--harness", "pi", "--harness", "codex"],
+        ["--harness", "pi", "--scenario", "basic", "--scenario", "midnight"],
+        ["--harness", "pi", "--scenario", "all"],
+        ["--harness", "pi", "--jobs", "2"],
+    ],
+    ids=["two-harnesses", "two-scenarios", "all-scenarios", "jobs"],
+)
+def test_one_probes_files_cannot_name_a_batchs(tmp_path: Path, pairs_asked: list[str]) -> None:
+    done = ctxconf("probe", *pairs_asked, "--json", tmp_path / "r.json", expect=2)
     assert "with several, give --out DIR" in done.stderr
+    assert not (tmp_path / "r.json").exists()
