@@ -142,14 +142,20 @@ def _inside_itself(spec_dir: Path, folder: Path) -> str | None:
     return None
 
 
-def list_case_files(spec_dir: Path) -> list[Path]:
-    """The case files of a spec folder, by name; SpecFileError when there are none to read, when
-    conformance/ is the spec folder or above it, or when two names differ only by Unicode
-    normalisation or case."""
+def _case_folder(spec_dir: Path) -> Path:
+    """The spec's conformance/; SpecFileError when it is the spec folder or a folder above it."""
     folder = spec_dir / "conformance"
     inside = _inside_itself(spec_dir, folder)
     if inside is not None:
         raise SpecFileError(display(folder), inside, usable=False)
+    return folder
+
+
+def list_case_files(spec_dir: Path) -> list[Path]:
+    """The case files of a spec folder, by name; SpecFileError when there are none to read, when
+    conformance/ is the spec folder or above it, or when two names differ only by Unicode
+    normalisation or case."""
+    folder = _case_folder(spec_dir)
     try:
         names = sorted(entry.name for entry in os.scandir(folder))
     except FileNotFoundError:
@@ -187,10 +193,7 @@ def check_case_folder(spec_dir: Path) -> None:
     """What `list_case_files` refuses in a spec's conformance/ (itself or above the spec folder,
     look-alike names) for a command that adds to it: one that is missing, empty or unreadable
     is left for the command's own read to say."""
-    folder = spec_dir / "conformance"
-    inside = _inside_itself(spec_dir, folder)
-    if inside is not None:
-        raise SpecFileError(display(folder), inside, usable=False)
+    folder = _case_folder(spec_dir)
     try:
         names = sorted(entry.name for entry in os.scandir(folder))
     except OSError:
