@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         scenarios = args.scenario or ["basic"]
         if _is_batch(args):
-            return probe_all(args.harness, scenarios, args.jobs or 1, args.out, _passed_on(args))
+            jobs = 1 if args.jobs is None else args.jobs  # --jobs 0 is refused, not taken as 1
+            return probe_all(args.harness, scenarios, jobs, args.out, _passed_on(args))
         if args.out is not None:
             print("ctxconf probe: --out goes with several pairs or --jobs", file=sys.stderr)
             return EXIT_USAGE

@@ -52,6 +52,13 @@ def test_two_jobs_probe_each_pair_into_its_own_files(tmp_path: Path) -> None:
     assert done.stdout.count("] ") == 4 and "[4/4]" in done.stdout
 
 
+@pytest.mark.parametrize("jobs", ["0", "-1"])
+def test_fewer_than_one_job_is_refused_before_any_harness_starts(tmp_path: Path, jobs: str) -> None:
+    done = ctxconf("probe", "--harness", "pi", "--jobs", jobs, "--out", tmp_path / "out", expect=2)
+    assert f"--jobs {jobs}: give at least 1" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_broken_profile_is_refused_before_any_harness_starts(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ndrive: [unclosed\n")
