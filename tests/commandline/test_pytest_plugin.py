@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -38,7 +37,9 @@ def _pytest(pytester: pytest.Pytester, *args: str) -> Ran:
     return Ran(int(done.ret), "\n".join(done.outlines), "\n".join(done.errlines))
 
 
-def test_every_bundled_case_is_an_item_and_passes_against_the_reference(pytester: pytest.Pytester) -> None:
+def test_every_bundled_case_is_an_item_and_passes_against_the_reference(
+    pytester: pytest.Pytester
+) -> None:
     done = _pytest(pytester, "--ctxconf-impl=reference", "-v")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"collected {_case_count()} items" in done.stdout
@@ -82,7 +83,9 @@ def test_an_implementation_that_cannot_start_is_one_error_and_no_item_runs(
 
 @pytest.mark.parametrize("option", ["--ctxconf-timeout", "--ctxconf-start-timeout"])
 @pytest.mark.parametrize("value", ["0", "nan", "soon"])
-def test_a_timeout_out_of_range_is_a_usage_error(pytester: pytest.Pytester, option: str, value: str) -> None:
+def test_a_timeout_out_of_range_is_a_usage_error(
+    pytester: pytest.Pytester, option: str, value: str
+) -> None:
     done = _pytest(pytester, "--ctxconf-impl=reference", f"{option}={value}")
     assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
     assert f"argument {option}: " in done.stderr
@@ -134,7 +137,9 @@ def test_a_pasted_case_file_id_runs_its_cases_and_an_unknown_id_is_an_error(
     assert "Traceback" not in wrong.stderr
 
 
-def test_expected_failures_are_xfails_and_an_unexpected_pass_fails(pytester: pytest.Pytester) -> None:
+def test_expected_failures_are_xfails_and_an_unexpected_pass_fails(
+    pytester: pytest.Pytester
+) -> None:
     # The context area's cases alone: never_stub fails some of them and passes the rest.
     first = _pytest(
         pytester, "--ctxconf-impl=python:never_stub", "-q", "-rA", "-k", "context.json"
@@ -161,7 +166,9 @@ def test_expected_failures_are_xfails_and_an_unexpected_pass_fails(pytester: pyt
     assert f"UNEXPECTED PASS {names['passing']}" in done.stdout
 
 
-def test_a_bad_expected_failures_file_is_one_error_with_its_place(pytester: pytest.Pytester) -> None:
+def test_a_bad_expected_failures_file_is_one_error_with_its_place(
+    pytester: pytest.Pytester
+) -> None:
     listing = pytester.path / "expected-failures.yaml"
     listing.write_text("reread-unchanged-is-stub: [not, a, reason]\n", encoding="utf-8")
     done = _pytest(
@@ -173,7 +180,9 @@ def test_a_bad_expected_failures_file_is_one_error_with_its_place(pytester: pyte
     assert " passed" not in done.stdout
 
 
-def test_the_help_names_every_implementation_form_and_the_spec_it_uses(pytester: pytest.Pytester) -> None:
+def test_the_help_names_every_implementation_form_and_the_spec_it_uses(
+    pytester: pytest.Pytester
+) -> None:
     from ctxconf.runner.transports import SPEC_FORMS
 
     done = _pytest(pytester, "--help")
