@@ -179,8 +179,9 @@ def run_main(
             traceback.print_exc(file=err)
             code = 1
         # An object the run dropped in a cycle (a file, a socket) is collected now, under the
-        # run's own filters, not in a later test under the suite's.
-        gc.collect()
+        # run's own filters, not in a later test under the suite's. The young generations
+        # only: a full collection of a worker's heap costs more than most runs.
+        gc.collect(1)
     left = [t for t in threading.enumerate() if t not in threads and not t.daemon]
     assert not left, f"the run left threads running: {left}"
     return Ran(code, _as_a_pipe_reads(_bytes(out)), _as_a_pipe_reads(_bytes(err)))
