@@ -38,12 +38,20 @@ class Shared:
 
 
 def shared(earlier: CacheRequest, later: CacheRequest) -> Shared:
-    count, tokens = 0, 0
-    for a, b in zip(earlier.units, later.units, strict=False):
-        if a.data != b.data:
-            partial = common_bytes(a.data, b.data)
-            return Shared(count, tokens, partial, full=False)
-        count, tokens = count + 1, tokens + a.tokens
+    a, b = earlier.unit_digests, later.unit_digests
+    # The first units agree as far as their cumulative digests do, so the last that agrees is
+    # found by halving, not unit by unit.
+    count, beyond = 0, min(len(a), len(b))
+    while count < beyond:
+        middle = (count + beyond + 1) // 2
+        if a[middle - 1] == b[middle - 1]:
+            count = middle
+        else:
+            beyond = middle - 1
+    tokens = earlier.unit_tokens_through[count - 1] if count else 0
+    if count < min(len(a), len(b)):
+        partial = common_bytes(earlier.units[count].data, later.units[count].data)
+        return Shared(count, tokens, partial, full=False)
     return Shared(count, tokens, 0, full=count == len(earlier.units))
 
 

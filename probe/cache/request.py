@@ -4,8 +4,11 @@ shape's cache reader in `shapes/` makes it)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import accumulate
 from typing import Literal
 
 Section = Literal["tools", "system", "messages"]
@@ -62,6 +65,24 @@ class CacheRequest:
     @property
     def tokens(self) -> int:
         return sum(unit.tokens for unit in self.units)
+
+    # Made once per request: a session compares each request with every earlier one, and each
+    # new request plays the session again from its start.
+    @cached_property
+    def unit_digests(self) -> tuple[bytes, ...]:
+        """The digest of the units up to and including each one (each unit's bytes after their
+        length, so no two lists run together): two requests hold the same first k units exactly
+        when their k-th digests agree."""
+        digest, digests = hashlib.sha256(), []
+        for unit in self.units:
+            digest.update(len(unit.data).to_bytes(8, "big") + unit.data)
+            digests.append(digest.digest())
+        return tuple(digests)
+
+    @cached_property
+    def unit_tokens_through(self) -> tuple[int, ...]:
+        """The tokens of the units up to and including each one."""
+        return tuple(accumulate(unit.tokens for unit in self.units))
 
 
 __all__ = [
