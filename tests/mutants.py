@@ -7,8 +7,9 @@ some case tagged with that rule fails against every mutant that breaks it.
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
-import shutil
 import sys
 import types
 from dataclasses import dataclass
@@ -521,23 +522,61 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 
-def load_mutant(mutant: Mutant, workdir: Path) -> types.ModuleType:
-    """The reference package with `mutant`'s edits, imported under a name of its own."""
+class _EditedModules(importlib.abc.MetaPathFinder):
+    """The edited module of each loaded mutant, by its name in that mutant's package; every
+    other module of a mutant is found in reference/ by the path finder, as it is."""
+
+    def __init__(self) -> None:
+        self.edited: dict[str, tuple[Path, str]] = {}
+
+    def find_spec(
+        self, fullname: str, path: object, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.edited:
+            return None
+        file, source = self.edited[fullname]
+        return importlib.util.spec_from_file_location(fullname, file, loader=_Edited(file, source))
+
+
+class _Edited(importlib.abc.Loader):
+    """A module compiled from its edited text (never from the bytecode of the file as it is)."""
+
+    def __init__(self, file: Path, source: str) -> None:
+        self.file, self.source = file, source
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec(compile(self.source, str(self.file), "exec"), module.__dict__)
+
+
+_FINDER = _EditedModules()
+
+
+def load_mutant(mutant: Mutant) -> types.ModuleType:
+    """The reference package with `mutant`'s edits, imported under a name of its own. Its
+    modules are read from reference/ itself (and their bytecode reused), the edited one from
+    its edited text; nothing is copied."""
     package = f"mutant_{mutant.rule.replace('.', '_').replace('-', '_')}_{mutant.name.replace('-', '_')}"
-    target = workdir / package
-    shutil.copytree(REFERENCE, target, ignore=shutil.ignore_patterns("__pycache__"))
-    source_file = target / mutant.file
+    source_file = REFERENCE / mutant.file
     source = source_file.read_text(encoding="utf-8")
     for old, new in mutant.edits:
         if source.count(old) != 1:
             raise AssertionError(f"{mutant.name}: {old!r} occurs {source.count(old)} times in {mutant.file}")
         source = source.replace(old, new)
-    source_file.write_text(source, encoding="utf-8")
+    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+        del sys.modules[name]  # a mutant loaded before: this one is loaded anew, whole
+    edited = f"{package}.{mutant.file.removesuffix('.py').replace('/', '.')}"
+    _FINDER.edited[edited] = (source_file, source)
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
     spec = importlib.util.spec_from_file_location(
-        package, target / "__init__.py", submodule_search_locations=[str(target)]
+        package, REFERENCE / "__init__.py", submodule_search_locations=[str(REFERENCE)]
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[package] = module
     spec.loader.exec_module(module)
+    importlib.import_module(edited)  # imported by now if the package uses it; made sure of
     return module

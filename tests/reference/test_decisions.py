@@ -9,8 +9,6 @@ answers with. Every other rule keeps a case that names no decision, and the wron
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ctxconf.reference import answers_read_otherwise
@@ -79,6 +77,6 @@ def test_every_other_rule_has_a_case_free_of_decisions() -> None:
 
 
 @pytest.mark.parametrize("shortcut", SHORTCUTS, ids=lambda m: f"{m.rule}:{m.name}")
-def test_a_shortcut_fails_a_case_of_its_rule(shortcut: Mutant, tmp_path: Path) -> None:
-    failing = set(failing_cases(load_mutant(shortcut, tmp_path))) & _tagged(shortcut.rule)
+def test_a_shortcut_fails_a_case_of_its_rule(shortcut: Mutant) -> None:
+    failing = set(failing_cases(load_mutant(shortcut))) & _tagged(shortcut.rule)
     assert failing, f"the shortcut {shortcut.name} passes every case tagged {shortcut.rule}"

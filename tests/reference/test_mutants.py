@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ctxconf.reference import AREAS
@@ -15,8 +13,8 @@ from tests.mutants import MUTANTS, Mutant, load_mutant
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.rule}:{m.name}")
-def test_mutant_fails_a_case_of_its_rule(mutant: Mutant, tmp_path: Path) -> None:
-    module = load_mutant(mutant, tmp_path)
+def test_mutant_fails_a_case_of_its_rule(mutant: Mutant) -> None:
+    module = load_mutant(mutant)
     tagged = [(area, case) for area, case in CASES if mutant.rule in case["rules"]]
     assert tagged, f"no case is tagged {mutant.rule}"
     assert failing_cases(module, tagged), (
@@ -38,7 +36,7 @@ def test_every_area_has_cases() -> None:
     assert {area for area, _ in CASES} == set(AREAS)
 
 
-def test_unmutated_copy_passes_every_case(tmp_path: Path) -> None:
+def test_unmutated_copy_passes_every_case() -> None:
     # The mutant loader itself must not break the reference.
-    module = load_mutant(Mutant("ctx.none", "identity", "context/session.py", ()), tmp_path)
+    module = load_mutant(Mutant("ctx.none", "identity", "context/session.py", ()))
     assert failing_cases(module, CASES) == []

@@ -38,7 +38,7 @@ from ctxconf.runner.protocol import PROTOCOL_VERSION
 import json
 
 _mutant = Mutant("fault", {name!r}, {file!r}, (({old!r}, {new!r}),))
-_package = load_mutant(_mutant, Path({workdir!r}))
+_package = load_mutant(_mutant)
 _loop = json.loads(Path({loop!r}).read_text(encoding="utf-8"))
 
 
@@ -57,8 +57,6 @@ def run(request):
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_fault_fails_its_named_case(fault: str, tmp_path: Path) -> None:
     file, old, new, case = FAULTS[fault]
-    work = tmp_path / "work"
-    work.mkdir()
     (tmp_path / f"{fault}.py").write_text(
         textwrap.dedent(
             MODULE.format(
@@ -66,7 +64,6 @@ def test_fault_fails_its_named_case(fault: str, tmp_path: Path) -> None:
                 file=file,
                 old=old,
                 new=new,
-                workdir=str(work),
                 loop=str(ROOT / "spec" / "loop.json"),
             )
         ),
