@@ -177,16 +177,18 @@ def test_the_same_seed_finds_the_same_session(tmp_path: Path) -> None:
     for run in ("first", "second"):
         out = tmp_path / run
         out.mkdir()
-        done = ctxconf("fuzz", "--impl", "python:tests.faulty.splitlines", "--seed", "5",
-                          "--out", out, cwd=tmp_path, expect=1)
+        # The planted fault's own bounded search (SEARCH): any search that finds one will do.
+        done = ctxconf("fuzz", "--impl", "python:tests.faulty.splitlines",
+                       "--seed", SEARCH["splitlines"], "--examples", EXAMPLES,
+                       "--out", out, cwd=tmp_path, expect=1)  # fmt: skip
         found.append((written_case_file(out).read_text(encoding="utf-8"),
                        done.stdout.split("\n")[1].split(" (")[0]))
     assert found[0] == found[1]
 
 
 def test_the_default_out_is_reports(tmp_path: Path) -> None:
-    ctxconf("fuzz", "--impl", "python:tests.faulty.splitlines", "--seed", "1", cwd=tmp_path,
-            expect=1)
+    ctxconf("fuzz", "--impl", "python:tests.faulty.splitlines", "--seed", SEARCH["splitlines"],
+            "--examples", EXAMPLES, cwd=tmp_path, expect=1)
     assert written_case_file(tmp_path / "reports").suffix == ".json"
 
 
