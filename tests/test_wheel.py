@@ -82,8 +82,9 @@ def env_dir(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _install(wheel: Path, env_dir: Path) -> None:
-    # The dependencies come from the interpreter running the tests, so no download is needed.
-    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    # The dependencies come from the interpreter running the tests, so no download is needed;
+    # so does pip, which installs into the venv from outside it (--python), as it would inside.
+    venv.EnvBuilder(with_pip=False, system_site_packages=True).create(env_dir)
     python = env_dir / "bin" / "python"
     site = subprocess.run(
         [
@@ -97,7 +98,18 @@ def _install(wheel: Path, env_dir: Path) -> None:
     ).stdout.strip()
     (next((env_dir / "lib").glob("python*")) / "site-packages" / "deps.pth").write_text(site + "\n")
     subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--force-reinstall",
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )
