@@ -7,13 +7,17 @@ some case tagged with that rule fails against every mutant that breaks it.
 
 from __future__ import annotations
 
+import ast
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
 import types
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+import ctxconf.reference
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 
@@ -552,12 +556,66 @@ class _Edited(importlib.abc.Loader):
 
 
 _FINDER = _EditedModules()
+# The reference as the suite imports it; a mutant shares those of its modules the edit cannot
+# reach.
+_REAL = "ctxconf.reference"
+
+
+def _join(*parts: str) -> str:
+    return ".".join(part for part in parts if part)
+
+
+@cache
+def _imports() -> dict[str, tuple[frozenset[str], bool]]:
+    """Each module of reference/, by its name inside the package ("context.session", "context"
+    for a folder's __init__, "" for the top one): the modules of the package it imports anywhere
+    in its text, and whether it imports by name at run time (importlib), which no reading of
+    its text can follow."""
+    found: dict[str, tuple[frozenset[str], bool]] = {}
+    for path in sorted(REFERENCE.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = list(path.relative_to(REFERENCE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+            package = parts
+        else:
+            package = parts[:-1]
+        deps: set[str] = set()
+        dynamic = False
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                dynamic |= any(alias.name.startswith("importlib") for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                dynamic |= (node.module or "").startswith("importlib")
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - (node.level - 1)]
+                target = _join(*base, node.module or "")
+                deps.add(target)
+                deps.update(_join(target, alias.name) for alias in node.names)
+        found[".".join(parts)] = (frozenset(deps), dynamic)
+    return found
+
+
+def _loaded_anew(edited: str) -> set[str]:
+    """The modules a mutant of `edited` must have of its own: that one, every module importing
+    one of those (or importing by name at run time), and every package above one of them (a
+    package shared would be handed the mutant's module as its attribute)."""
+    modules = _imports()
+    anew = {edited} | {name for name, (_, dynamic) in modules.items() if dynamic}
+    while True:
+        above = {".".join(n.split(".")[:k]) for n in anew for k in range(len(n.split(".")))}
+        users = {name for name, (deps, _) in modules.items() if deps & anew}
+        if above | users <= anew:
+            return anew
+        anew |= above | users
 
 
 def load_mutant(mutant: Mutant) -> types.ModuleType:
-    """The reference package with `mutant`'s edits, imported under a name of its own. Its
-    modules are read from reference/ itself (and their bytecode reused), the edited one from
-    its edited text; nothing is copied."""
+    """The reference package with `mutant`'s edits, imported under a name of its own. The
+    modules the edit cannot reach (that neither are it nor import it) are the reference's own,
+    already imported; the others are read from reference/ (their bytecode reused), the edited
+    one from its edited text. Nothing is copied."""
     package = f"mutant_{mutant.rule.replace('.', '_').replace('-', '_')}_{mutant.name.replace('-', '_')}"
     source_file = REFERENCE / mutant.file
     source = source_file.read_text(encoding="utf-8")
@@ -566,11 +624,17 @@ def load_mutant(mutant: Mutant) -> types.ModuleType:
             raise AssertionError(f"{mutant.name}: {old!r} occurs {source.count(old)} times in {mutant.file}")
         source = source.replace(old, new)
     for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-        del sys.modules[name]  # a mutant loaded before: this one is loaded anew, whole
-    edited = f"{package}.{mutant.file.removesuffix('.py').replace('/', '.')}"
+        del sys.modules[name]  # a mutant loaded before: this one is loaded anew
+    dotted = mutant.file.removesuffix(".py").replace("/", ".")
+    edited = f"{package}.{dotted}"
     _FINDER.edited[edited] = (source_file, source)
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    if Path(ctxconf.reference.__file__).resolve().parent == REFERENCE:  # the same files
+        anew = _loaded_anew(dotted)
+        for name in _imports():
+            if name not in anew and _join(_REAL, name) in sys.modules:
+                sys.modules[_join(package, name)] = sys.modules[_join(_REAL, name)]
     spec = importlib.util.spec_from_file_location(
         package, REFERENCE / "__init__.py", submodule_search_locations=[str(REFERENCE)]
     )

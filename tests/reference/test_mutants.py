@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+import ctxconf.reference
 from ctxconf.reference import AREAS
 from ctxconf.spectext.rules import load_rules
 from tests.bundled_suite import CASES, SPEC, failing_cases
@@ -40,3 +43,18 @@ def test_unmutated_copy_passes_every_case() -> None:
     # The mutant loader itself must not break the reference.
     module = load_mutant(Mutant("ctx.none", "identity", "context/session.py", ()))
     assert failing_cases(module, CASES) == []
+
+
+def test_a_mutant_shares_only_what_its_edit_cannot_reach() -> None:
+    # A mutant of context/session.py has its own session and the package above it, shares the
+    # modules that do not import it (a history store), and leaves the reference as it was.
+    mutant = next(m for m in MUTANTS if m.file == "context/session.py")
+    name = load_mutant(mutant).__name__
+    for own in ("context.session", "context", ""):
+        assert sys.modules[f"{name}.{own}".rstrip(".")] is not _real(own)
+    assert sys.modules[f"{name}.history.store"] is _real("history.store")
+    assert failing_cases(ctxconf.reference) == []
+
+
+def _real(module: str) -> object:
+    return sys.modules[f"ctxconf.reference.{module}".rstrip(".")]
