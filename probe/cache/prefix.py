@@ -14,12 +14,18 @@ from .tokens import partial_tokens
 
 def common_bytes(a: bytes, b: bytes) -> int:
     """How many bytes `a` and `b` share from their start."""
-    limit, n, block = min(len(a), len(b)), 0, 4096
-    while n + block <= limit and a[n : n + block] == b[n : n + block]:
-        n += block
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return n
+    same, differ = 0, min(len(a), len(b))
+    if a[:differ] == b[:differ]:
+        return differ
+    # The first difference lies in a[same:differ]; halve it, each half compared whole (in C,
+    # not byte by byte).
+    while differ - same > 1:
+        middle = (same + differ) // 2
+        if a[same:middle] == b[same:middle]:
+            same = middle
+        else:
+            differ = middle
+    return same
 
 
 @dataclass(frozen=True)
