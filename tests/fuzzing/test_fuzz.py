@@ -72,7 +72,7 @@ SAMPLE_FAULT = "stops_stubbing"
 # Each planted fault's search: a seed whose first 150 sessions hold a disagreement. The bound is
 # the count of sessions, not the clock, so the same search runs on any machine; a fault that
 # stopped being found within it fails the test as surely as a longer search would.
-SEARCH = {"stops_stubbing": "8", "cap_newlines": "2", "splitlines": "8"}
+SEARCH = {"stops_stubbing": "8", "cap_newlines": "9", "splitlines": "8"}
 EXAMPLES = "150"
 _COUNTS = re.compile(r"after \d+ sessions, shrunk in \d+ more runs \([\d.]+ s\)")
 
