@@ -12,6 +12,7 @@ Lines and columns count from 1, columns in characters, as `json.JSONDecodeError`
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -182,6 +183,13 @@ def scan(text: str) -> Scan:
 def value_spans(text: str) -> dict[str, tuple[int, int]]:
     """Every JSON pointer of the document in `text` -> the [start, end) offsets of its value,
     so that one value can be replaced and every other byte of the text kept."""
+    return dict(_spans(text))  # a copy: the caller may change it
+
+
+# The texts scanned last: lint's checks each ask for the spans of the same case files, and
+# regen and show again.
+@functools.lru_cache(maxsize=16)
+def _spans(text: str) -> dict[str, tuple[int, int]]:
     scanner = _scan(text)
     return {at: (where.offset, scanner.ends[at]) for at, where in scanner.found.items()}
 

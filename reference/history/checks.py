@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from .config import HistoryConfig
@@ -76,8 +77,43 @@ def _bundled() -> HistoryConfig | None:
         return None  # no bundled history numbers: the schema and lint report that
 
 
+# The problems of the steps checked last, by their value: each command that validates a spec
+# runs every history case again (check validates, then runs; lint and regen read the same
+# files), and a fuzzing search checks sessions by the thousand, hence the bound.
+_CHECKED: dict[object, tuple[Problem, ...]] = {}
+_CHECKED_MOST = 4096
+
+
 def step_problems(steps: Sequence[object]) -> Iterator[Problem]:
     """Each problem of a history case's steps, placed below the case."""
+    key = _value_key(steps)
+    if key is None:  # a value JSON cannot hold: checked as it is, never kept
+        yield from _step_problems(steps)
+        return
+    if key not in _CHECKED:
+        if len(_CHECKED) >= _CHECKED_MOST:
+            _CHECKED.clear()
+        _CHECKED[key] = tuple(_step_problems(steps))
+    yield from _CHECKED[key]
+
+
+def _value_key(value: object) -> object:
+    """`value` as a key that tells apart what JSON tells apart (1, 1.0 and true; the text of an
+    exact number; the order of an object's keys); None for a value JSON has no word for."""
+    if isinstance(value, dict):
+        items = [(key, _value_key(item)) for key, item in value.items()]
+        if any(not isinstance(key, str) or item is None for key, item in items):
+            return None
+        return (dict, tuple(items))
+    if isinstance(value, list):
+        keys = [_value_key(item) for item in value]
+        return None if any(key is None for key in keys) else (list, tuple(keys))
+    if value is None or isinstance(value, (str, int, float, Decimal)):
+        return (type(value), value if isinstance(value, str) else str(value))
+    return None
+
+
+def _step_problems(steps: Sequence[object]) -> Iterator[Problem]:
     if not all(isinstance(step, dict) for step in steps):
         return
     found = list(_static([step for step in steps if isinstance(step, dict)]))
