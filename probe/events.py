@@ -5,7 +5,8 @@ turn's last step, so that the edit falls between two turns in every drive mode (
 logged with `edited`). The probe's MCP server (`mcp_server.py`) is told to the harness as the
 profile's `mcp` says. A turn entered through a command is given the profile's message, its
 arguments or its line. What a profile cannot do is said by `unsupported`, and the checks that
-need it are `not-testable` with that reason.
+need it are `not-testable` with that reason; a scenario none of whose changes the profile can
+cause is not played at all (`unplayable`).
 """
 
 from __future__ import annotations
@@ -142,6 +143,29 @@ def _command_problem(profile: Profile, command: str) -> str | None:
     return None
 
 
+def unplayable(profile: Profile, scenario: Scenario) -> str | None:
+    """Why playing the scenario with this profile would measure nothing of what the scenario is
+    for: it makes changes, the profile can cause none of them, and it neither moves the clock
+    nor kills a call. Such a scenario is not played (a harness's session costs it seconds to
+    minutes), and every check says why."""
+    cannot = unsupported(profile, scenario)
+    why = [cannot[need] for need in ("edit", "mcp") if need in cannot]
+    if any(t.edit_instructions for t in scenario.turns) and "edit" not in cannot:
+        return None
+    if scenario.mcp_tools and "mcp" not in cannot:
+        return None
+    for command in scenario.commands():
+        problem = _command_problem(profile, command)
+        if problem is None:
+            return None
+        why.append(problem)
+    if not why or scenario.killed_turn() is not None or any(t.clock for t in scenario.turns):
+        return None
+    if len({s.date() for s in scenario.sessions if s is not None}) >= 2:
+        return None
+    return why[0]
+
+
 def unsupported(profile: Profile, scenario: Scenario) -> dict[str, str]:
     """Why the profile cannot cause each change the scenario makes, by the need it is."""
     out: dict[str, str] = {}
@@ -168,6 +192,7 @@ __all__ = [
     "command_message",
     "mcp_values",
     "script_edits",
+    "unplayable",
     "unsupported",
     "write_instructions",
     "write_mcp_config",

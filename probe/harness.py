@@ -29,6 +29,7 @@ from .events import (
     mcp_values,
     script_edits,
     substitute,
+    unplayable,
     write_instructions,
     write_mcp_config,
 )
@@ -614,7 +615,8 @@ def run_probe(
 ) -> ProbeRun:
     """Play every session of `scenario` with the harness of `profile`; logs go under `out`. A
     session whose first turn ran past midnight in the harness's clock is played again with its
-    clock started earlier (`clock.widened_margin`)."""
+    clock started earlier (`clock.widened_margin`). A scenario the profile can cause none of
+    the changes of is not played (`events.unplayable`)."""
     prefix = list(path_prefix or [])
     out.mkdir(parents=True, exist_ok=True)
     run = ProbeRun(
@@ -626,6 +628,9 @@ def run_probe(
         _clock_problem(profile, scenario),
         provider=provider,
     )
+    run.not_played = unplayable(profile, scenario)
+    if run.not_played is not None:
+        return run
     root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
     try:
         for index, start in enumerate(scenario.sessions):

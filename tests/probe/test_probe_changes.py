@@ -13,12 +13,12 @@ import pytest
 
 from ctxconf.probe.checks import CheckResult, judge_run
 from ctxconf.probe.errors import ProbeDataError
-from ctxconf.probe.events import command_argv
+from ctxconf.probe.events import command_argv, unplayable
 from ctxconf.probe.harness import ProbeRun
 from ctxconf.probe.profile import Command, load_profile
 from ctxconf.probe.scenario import load_scenario
 
-from .helpers import run_fake, write_scenario
+from .helpers import fake_profile, run_fake, write_scenario
 
 INSTRUCTIONS: dict[str, Any] = {"instructions_file": "AGENTS.md"}
 MCP: dict[str, Any] = {
@@ -134,7 +134,6 @@ def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) ->
     assert checks["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
 
 
-@pytest.mark.slow  # a fake harness through a three-turn scenario
 @pytest.mark.parametrize(
     ("scenario", "why"),
     [
@@ -145,13 +144,54 @@ def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) ->
         ("compact", "commands.compact"),
     ],
 )
-def test_a_profile_without_the_way_in_makes_the_checks_not_testable(
+def test_a_profile_without_the_way_in_plays_nothing_and_every_check_says_why(
     tmp_path: Path, scenario: str, why: str
 ) -> None:
-    checks = probe(tmp_path, scenario, extra={}, args=())
-    for check_id in ("system-once", "tools-fixed", "history-prefix"):
-        assert checks[check_id].verdict == "not-testable", checks[check_id]
-        assert why in checks[check_id].summary
+    run = run_fake(tmp_path, "chat", scenario, extra={}, args=())
+    assert run.not_played is not None and why in run.not_played
+    assert run.sessions == []  # no harness process was started
+    checks = {c.id: c for c in judge_run(run).checks}
+    assert {c.verdict for c in checks.values()} == {"not-testable"}, checks
+    judged = ("system-once", "tools-fixed", "history-prefix", "usage-shown", "params-stable")
+    for check_id in judged:
+        assert checks[check_id].summary == f"not played: {run.not_played}", checks[check_id]
+
+
+def test_a_scenario_is_played_when_the_profile_can_cause_one_of_its_changes_or_it_does_more(
+    tmp_path: Path,
+) -> None:
+    bare = load_profile(str(fake_profile(tmp_path, "chat")))
+    with_plan = replace(bare, commands={"plan_mode": Command(args=("--plan",))})
+    both = write_scenario(tmp_path, _plan_and_compact())
+    assert unplayable(bare, load_scenario("plan-mode")) is not None
+    assert unplayable(with_plan, load_scenario("plan-mode")) is None
+    assert unplayable(with_plan, load_scenario(both)) is None  # plan mode it can enter
+    assert unplayable(bare, load_scenario(both)) is not None
+    for scenario in ("basic", "long-session", "midnight", "two-days", "crash-mid-call"):
+        assert unplayable(bare, load_scenario(scenario)) is None, scenario
+    killed = write_scenario(tmp_path, _plan_and_compact(kill=True))
+    assert unplayable(bare, load_scenario(killed)) is None  # its crash is still worth judging
+
+
+def _plan_and_compact(kill: bool = False) -> dict[str, Any]:
+    plan: dict[str, Any] = {
+        "user": "Plan it.",
+        "command": "plan_mode",
+        "steps": [{"bash": "wc -l A.txt"}, {"text": "Planned."}],
+    }
+    if kill:
+        plan.update(new_process=True, kill_after_call_s=3)
+    return {
+        "name": "plan-and-compact-kill" if kill else "plan-and-compact",
+        "description": "plan mode on turn 2, /compact on turn 3",
+        "files": {"A.txt": {"lines": 3, "template": "line {n}"}},
+        "turns": [
+            {"user": "Read A.txt.", "steps": [{"read": "A.txt"}, {"text": "Read."}]},
+            plan,
+            {"user": "Compact.", "command": "compact", "steps": [{"text": "Summary."}]},
+            {"user": "Go on.", "new_process": kill, "steps": [{"text": "Going on."}]},
+        ],
+    }
 
 
 @pytest.mark.slow  # thirty turns of a fake harness in one process
