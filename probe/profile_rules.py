@@ -69,9 +69,7 @@ def _command_problems(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
                         f"`{key}` goes with `args` (or alone), not with `{ways[0]}`",
                     )
         run = spec.get("without")
-        if run and not any(
-            _holds_run(drive.get(key, []), run) for key in ("command", "resume")
-        ):
+        if run and not any(_holds_run(drive.get(key, []), run) for key in ("command", "resume")):
             yield (
                 f"/commands/{name}/without",
                 f"{' '.join(run)!r} stands in neither drive.command nor drive.resume",

@@ -25,7 +25,8 @@ asked for as the next turn, the history started over from it). Their faults: ins
 first message), instructions-ignored (never told), mcp-join (the server's tools offered as they
 come), plan-tools (plan mode drops the shell tool), switch-rewrites (a switch rewrites the first
 message), compact-apart (the summary asked for under its own prompt, no tools, the transcript
-pasted), compact-keeps-history (the old messages kept after the summary).
+pasted), compact-keeps-history (the old messages kept after the summary), compact-twice (the
+summary asked for a second time, the same request again, before the session goes on).
 
 With `--persist` each message is also appended to `$HOME/.fake/transcript.jsonl` as it comes,
 and a resumed session reloads from it, cut back to the last turn boundary (a crash mid-call
@@ -79,6 +80,7 @@ FAULTS = (
     "switch-rewrites",
     "compact-apart",
     "compact-keeps-history",
+    "compact-twice",
 )
 MEMORY_PROMPT = "You extract durable facts from the conversation into memory files."
 MEMORY_TASK = "Update the memory files from the conversation above."
@@ -406,10 +408,15 @@ def main(
     parser.add_argument("--instructions")
     parser.add_argument("--mcp-config")
     parser.add_argument("--plan", action="store_true")
-    parser.add_argument("--model")
+    # The model from FAKE_MODEL when no flag names one, as a harness that reads it from its
+    # environment; --auto refuses --plan beside it, as a harness whose flags exclude each other.
+    parser.add_argument("--model", default=os.environ.get("FAKE_MODEL"))
+    parser.add_argument("--auto", action="store_true")
     parser.add_argument("--ignored-flag", action="store_true")  # a command the fake ignores
     parser.add_argument("message", nargs="?", default="")
     args = parser.parse_args()
+    if args.auto and args.plan:
+        parser.error("--plan cannot stand beside --auto")
     if args.version:
         print("fake-harness 1.0.0")
         return 0
