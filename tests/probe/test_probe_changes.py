@@ -163,6 +163,18 @@ def test_a_command_may_leave_a_flag_out_and_set_the_turns_environment(tmp_path: 
     assert "never reached the wire" in ignored["params-stable"].summary
 
 
+@pytest.mark.slow  # two fake harnesses through a two-turn scenario, each in one process
+def test_a_line_is_a_message_of_its_own_in_one_process(tmp_path: Path) -> None:
+    switch = {"commands": {"model_switch": {"line": "/model mock-model-2"}}}
+    checks = probe(tmp_path / "line", "model-switch", mode="one-process", extra=switch)
+    assert checks["params-stable"].verdict == "pass", checks["params-stable"]
+    assert checks["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
+    # A command the harness does not know goes to the model as the person's text.
+    typo = {"commands": {"model_switch": {"line": "/modle mock-model-2"}}}
+    unknown = probe(tmp_path / "typo", "model-switch", mode="one-process", extra=typo)
+    assert unknown["params-stable"].verdict == "error", unknown["params-stable"]
+
+
 def test_a_left_out_run_is_taken_out_once_and_in_order() -> None:
     scenario = load_scenario("plan-mode")
     entered = Command(args=("--plan",), without=("-m", "a"))

@@ -364,6 +364,9 @@ class Session:
         if text == "/compact":
             self.changes.compact(base_url)
             return
+        if text.startswith("/model "):  # a command of its own: nothing is sent
+            self.changes.model = text.split(" ", 1)[1]
+            return
         self.user(text)
         for _ in range(20):
             answer = self.send(base_url)
@@ -413,7 +416,9 @@ def main(
     parser.add_argument("--model", default=os.environ.get("FAKE_MODEL"))
     parser.add_argument("--auto", action="store_true")
     parser.add_argument("--ignored-flag", action="store_true")  # a command the fake ignores
-    parser.add_argument("message", nargs="?", default="")
+    # One message, or (--messages) every message of the session in one process, as pi takes them.
+    parser.add_argument("--messages", action="store_true")
+    parser.add_argument("message", nargs="*", default=[])
     args = parser.parse_args()
     if args.auto and args.plan:
         parser.error("--plan cannot stand beside --auto")
@@ -430,7 +435,8 @@ def main(
             session.save()
             print(json.dumps(session.report()), flush=True)
         return 0
-    session.turn(base_url, args.message)
+    for message in args.message if args.messages else [" ".join(args.message)]:
+        session.turn(base_url, message)
     session.save()
     report = json.dumps(session.report())
     if os.environ.get("FAKE_USAGE_FILE"):  # like a trajectory file, in the work folder
