@@ -95,7 +95,7 @@ def command_argv(
 ) -> list[str]:
     """A process's command: the MCP server's arguments and the turn's command's where the
     command holds the argument `{args}` (nothing there when there are none), else right after
-    the program."""
+    the program; the run of arguments the turn's command leaves out, out."""
     extra: list[str] = []
     if profile.mcp is not None and profile.mcp.args and scenario.mcp_tools:
         extra += profile.mcp.args
@@ -103,10 +103,21 @@ def command_argv(
         entered = profile.commands.get(turn.command)
         if entered is not None:
             extra += entered.args
+            command = _without(command, entered.without)
     if ARGS in command:
         at = list(command).index(ARGS)
         return [*command[:at], *extra, *command[at + 1 :]]
     return [command[0], *extra, *command[1:]]
+
+
+def _without(command: Sequence[str], run: Sequence[str]) -> Sequence[str]:
+    """The command with the first run of `run` taken out (the profile's rules made sure the
+    drive holds it; a command that does not is kept whole)."""
+    width = len(run)
+    for at in range(len(command) - width + 1) if width else ():
+        if list(command[at : at + width]) == list(run):
+            return [*command[:at], *command[at + width :]]
+    return command
 
 
 def command_message(profile: Profile, turn: Turn) -> str:
@@ -115,6 +126,12 @@ def command_message(profile: Profile, turn: Turn) -> str:
     if entered is None or entered.message is None:
         return turn.user
     return entered.message.replace("{message}", turn.user)
+
+
+def command_env(profile: Profile, turn: Turn) -> dict[str, str]:
+    """The environment variables the turn's command sets for its process (per-turn)."""
+    entered = profile.commands.get(turn.command) if turn.command else None
+    return {} if entered is None else dict(entered.env)
 
 
 def command_line(profile: Profile, turn: Turn) -> str | None:
@@ -128,15 +145,15 @@ def _command_problem(profile: Profile, command: str) -> str | None:
     if entered is None:
         return f"the profile gives no way into {what} (commands.{command})"
     mode = profile.drive.mode
-    if entered.args and mode != "per-turn":
+    if (entered.args or entered.without or entered.env) and mode != "per-turn":
         return (
-            f"commands.{command} adds arguments to a turn's process, but {mode} plays every"
-            " turn in one process"
+            f"commands.{command} changes the arguments or environment of a turn's process, but"
+            f" {mode} plays every turn in one process"
         )
-    if entered.line is not None and mode != "stream-json":
+    if entered.line is not None and mode not in ("stream-json", "one-process"):
         return (
-            f"commands.{command} writes a line before the turn's message, which only"
-            " stream-json does"
+            f"commands.{command} sends a line before the turn's message, which only stream-json"
+            " and one-process (a message of its own) do"
         )
     if profile.plays_one_turn:
         return "the harness plays one task per run: there is no later turn to enter a command in"
@@ -188,6 +205,7 @@ def unsupported(profile: Profile, scenario: Scenario) -> dict[str, str]:
 __all__ = [
     "MCP_NAME",
     "command_argv",
+    "command_env",
     "command_line",
     "command_message",
     "mcp_values",

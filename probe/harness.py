@@ -24,6 +24,7 @@ from .clock import margin_before_midnight, next_midnight, widened_margin
 from .containment import Container, running
 from .events import (
     command_argv,
+    command_env,
     command_line,
     command_message,
     mcp_values,
@@ -464,9 +465,12 @@ class _Session:
                     message = command_message(profile, turn)
                     argv = [substitute(a, {**resume, "message": message}) for a in command]
                     clock = self.clock_for_turn(number)
+                    env = self.env(values, clock)
+                    for key, value in command_env(profile, turn).items():
+                        env[key] = substitute(value, resume)
                     self.run_simple(
                         argv,
-                        self.env(values, clock),
+                        env,
                         [number],
                         mock,
                         self.room.stdin,
@@ -529,7 +533,12 @@ class _Session:
 
     def one_process_argv(self, command: Sequence[str], values: dict[str, str]) -> list[str]:
         argv: list[str] = []
-        messages = [command_message(self.profile, t) for t in self.scenario.turns]
+        messages = []
+        for turn in self.scenario.turns:
+            before = command_line(self.profile, turn)  # a command of its own, such as /model
+            if before is not None:
+                messages.append(substitute(before, values))
+            messages.append(command_message(self.profile, turn))
         values = {**values, "message": messages[0]}
         for arg in command:
             if arg == "{messages}":

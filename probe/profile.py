@@ -72,11 +72,16 @@ class McpConfig:
 class Command:
     """How a scenario's command is entered: a message sent in place of the turn's (a slash
     command; `{message}` is the turn's own text), arguments added after the program of the
-    turn's process (per-turn), or a line written before the turn's message (stream-json)."""
+    turn's process, a run of the drive's own left out of it (a flag that cannot be given twice,
+    or that another excludes) and environment variables set for it (a harness that reads its
+    model from one) — these three per-turn —, or a line written before the turn's message
+    (stream-json)."""
 
     message: str | None = None
     args: tuple[str, ...] = ()
     line: str | None = None
+    without: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,13 @@ def _mcp(data: Any) -> McpConfig | None:
 
 def _commands(data: Mapping[str, Any]) -> dict[str, Command]:
     return {
-        name: Command(spec.get("message"), tuple(spec.get("args", ())), spec.get("line"))
+        name: Command(
+            spec.get("message"),
+            tuple(spec.get("args", ())),
+            spec.get("line"),
+            tuple(spec.get("without", ())),
+            dict(spec.get("env", {})),
+        )
         for name, spec in data.items()
     }
 

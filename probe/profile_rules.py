@@ -2,7 +2,10 @@
 
 A tool template must name the step's file or command and no placeholder the step does not fill;
 a session-id pattern must compile, with one group at most; `{last_session_id}` may stand only in
-a resume command, and only beside a `session_id` that says where the id is found.
+a resume command, and only beside a `session_id` that says where the id is found. A command is
+entered one way (a message, arguments or a line), the arguments left out and the environment
+going with arguments only; the run of arguments it leaves out must stand in the drive's command
+or its resume, in that order.
 """
 
 from __future__ import annotations
@@ -48,12 +51,38 @@ def _session_id_problems(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 )
 
 
+def _holds_run(argv: list[str], run: list[str]) -> bool:
+    return any(argv[i : i + len(run)] == run for i in range(len(argv) - len(run) + 1))
+
+
+def _command_problems(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    drive = data["drive"]
+    for name, spec in data.get("commands", {}).items():
+        ways = [key for key in ("message", "args", "line") if key in spec]
+        if len(ways) > 1:
+            yield f"/commands/{name}", f"{' and '.join(ways)}: a command is entered one way"
+        else:
+            for key in ("without", "env"):
+                if key in spec and ways and ways != ["args"]:
+                    yield (
+                        f"/commands/{name}/{key}",
+                        f"`{key}` goes with `args` (or alone), not with `{ways[0]}`",
+                    )
+        run = spec.get("without")
+        if run and not any(_holds_run(drive.get(key, []), run) for key in ("command", "resume")):
+            yield (
+                f"/commands/{name}/without",
+                f"{' '.join(run)!r} stands in neither drive.command nor drive.resume",
+            )
+
+
 def problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """(JSON pointer, problem) for each rule a schema-valid profile breaks, in file order."""
     found: list[tuple[str, str]] = []
     for step, entry in data.get("tools", {}).items():
         found.extend(template_problems(step, entry["arguments"], f"/tools/{step}/arguments"))
     found.extend(_session_id_problems(data))
+    found.extend(_command_problems(data))
     return found
 
 

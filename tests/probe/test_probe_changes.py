@@ -127,6 +127,93 @@ def test_a_command_the_harness_ignores_makes_its_checks_errors(tmp_path: Path) -
     assert "as the person's message" in compact["compact-turn"].summary
 
 
+@pytest.mark.slow  # two fake harnesses through a three-turn scenario
+def test_a_summary_asked_for_twice_is_counted_and_each_request_judged(tmp_path: Path) -> None:
+    clean = probe(tmp_path / "clean", "compact")
+    twice = probe(tmp_path / "twice", "compact", ("compact-twice",))
+    assert clean["compact-turn"].verdict == "pass", clean["compact-turn"]
+    assert len(clean["compact-turn"].figures["compaction_requests"]) == 1
+    # The repeat re-sends the loop's prefix and the same prompt: pfx.compact.turn holds for
+    # each request, and the summary says it was asked for twice.
+    assert twice["compact-turn"].verdict == "pass", twice["compact-turn"]
+    first, second = twice["compact-turn"].figures["compaction_requests"]
+    assert second == first + 1
+    assert "asked for 2 times" in twice["compact-turn"].summary
+    # The history starts over after the last of them, in both.
+    for checks in (clean, twice):
+        assert checks["compact-after"].verdict == "pass", checks["compact-after"]
+    assert twice["compact-after"].figures["request"] > second
+
+
+@pytest.mark.slow  # four fake harnesses through a two- or three-turn scenario
+def test_a_command_may_leave_a_flag_out_and_set_the_turns_environment(tmp_path: Path) -> None:
+    # The fake refuses --plan beside --auto: the turn's process must leave the drive's out.
+    left_out = {"commands": {"plan_mode": {"args": ["--plan"], "without": ["--auto"]}}}
+    plan = probe(tmp_path / "without", "plan-mode", extra=left_out, args=("--auto",))
+    assert plan["tools-fixed"].verdict == "pass", plan["tools-fixed"]
+    kept = probe(tmp_path / "kept", "plan-mode", extra=PLAN, args=("--auto",))
+    assert kept["tools-fixed"].verdict == "error", kept["tools-fixed"]
+    # The fake reads its model from FAKE_MODEL when no flag names one.
+    by_env = {"commands": {"model_switch": {"env": {"FAKE_MODEL": "mock-model-2"}}}}
+    switch = probe(tmp_path / "env", "model-switch", extra=by_env)
+    assert switch["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
+    unread = {"commands": {"model_switch": {"env": {"OTHER_MODEL": "mock-model-2"}}}}
+    ignored = probe(tmp_path / "unread", "model-switch", extra=unread)
+    assert ignored["params-stable"].verdict == "error", ignored["params-stable"]
+    assert "never reached the wire" in ignored["params-stable"].summary
+
+
+@pytest.mark.slow  # two fake harnesses through a two-turn scenario, each in one process
+def test_a_line_is_a_message_of_its_own_in_one_process(tmp_path: Path) -> None:
+    switch = {"commands": {"model_switch": {"line": "/model mock-model-2"}}}
+    checks = probe(tmp_path / "line", "model-switch", mode="one-process", extra=switch)
+    assert checks["params-stable"].verdict == "pass", checks["params-stable"]
+    assert checks["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
+    # A command the harness does not know goes to the model as the person's text.
+    typo = {"commands": {"model_switch": {"line": "/modle mock-model-2"}}}
+    unknown = probe(tmp_path / "typo", "model-switch", mode="one-process", extra=typo)
+    assert unknown["params-stable"].verdict == "error", unknown["params-stable"]
+
+
+def test_a_left_out_run_is_taken_out_once_and_in_order() -> None:
+    scenario = load_scenario("plan-mode")
+    entered = Command(args=("--plan",), without=("-m", "a"))
+    profile = replace(load_profile("claude-code"), commands={"plan_mode": entered})
+    turn = scenario.turns[1]
+    assert command_argv(profile, scenario, turn, ["x", "-m", "a", "{args}", "-m", "a"]) == [
+        "x",
+        "--plan",
+        "-m",
+        "a",
+    ]
+    assert command_argv(profile, scenario, turn, ["x", "a", "-m", "m"]) == [
+        "x",
+        "--plan",
+        "a",
+        "-m",
+        "m",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "pointer", "message"),
+    [
+        ({"args": ["--plan"], "without": ["--absent"]}, "/commands/plan_mode/without", "neither"),
+        ({"message": "/plan", "args": ["--plan"]}, "/commands/plan_mode", "one way"),
+        ({"line": "x", "env": {"A": "b"}}, "/commands/plan_mode/env", "goes with `args`"),
+    ],
+)
+def test_a_command_that_cannot_be_entered_is_refused_at_its_place(
+    tmp_path: Path, command: dict[str, Any], pointer: str, message: str
+) -> None:
+    path = fake_profile(tmp_path, extra={"commands": {"plan_mode": command}})
+    with pytest.raises(ProbeDataError) as raised:
+        load_profile(str(path))
+    text = str(raised.value)
+    assert pointer in text and message in text, text
+    assert f"{path}:" in text and text.split(f"{path}:")[1].split(":")[0].isdigit(), text
+
+
 @pytest.mark.slow  # a fake harness through a two-turn scenario
 def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) -> None:
     checks = probe(tmp_path, "model-switch")

@@ -152,6 +152,9 @@ class Changes:
             if session.shape.finish is not None:
                 body = session.shape.finish(body, session)
             answer = session.post(base_url, body)
+            if "compact-twice" in self.faults:  # asks again before going on, the prefix resent
+                session.requests += 1
+                answer = session.post(base_url, body)
         summary = {"role": "user", "text": SUMMARY_HEAD + answer.text}
         if "compact-keeps-history" in self.faults:
             session.messages = [*session.messages, summary]
