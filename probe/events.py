@@ -16,6 +16,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ctxconf.userfiles.atomic import write_text_atomic
+
+from .config_merge import merged_config
 from .isolation import Room
 from .profile import Profile
 from .scenario import Scenario, Turn
@@ -77,17 +80,24 @@ def script_edits(profile: Profile, scenario: Scenario, work: Path) -> dict[int, 
 def write_mcp_config(
     profile: Profile, scenario: Scenario, room: Room, values: dict[str, str]
 ) -> None:
-    """The file that tells the harness of the probe's MCP server; appended to the profile's own
-    file of the same path (codex's config.toml holds its provider too)."""
-    if profile.mcp is None or profile.mcp.file is None or not scenario.mcp_tools:
+    """The file that tells the harness of the probe's MCP server: its content appended to the
+    profile's own file of the same path (codex's config.toml holds its provider too), or its
+    merge deep-merged into that file's data (kilo.json holds the provider and the servers)."""
+    mcp = profile.mcp
+    if mcp is None or mcp.file is None or not scenario.mcp_tools:
         return
-    top, _, rest = profile.mcp.file.partition("/")
+    top, _, rest = mcp.file.partition("/")
     target = (room.home if top == "home" else room.work) / rest
     target.parent.mkdir(parents=True, exist_ok=True)
-    before = target.read_text(encoding="utf-8") if target.is_file() else ""
-    joint = "\n" if before and not before.endswith("\n") else ""
-    text = before + joint + substitute(profile.mcp.content, values)
-    target.write_text(text, encoding="utf-8")
+    if mcp.merge is not None:
+        args = json.loads(values["mcp_args"])
+        template = profile.files.get(mcp.file)
+        text = merged_config(mcp.file, template, mcp.merge, values, args)
+    else:
+        before = target.read_text(encoding="utf-8") if target.is_file() else ""
+        joint = "\n" if before and not before.endswith("\n") else ""
+        text = before + joint + substitute(mcp.content, values)
+    write_text_atomic(target, text)
 
 
 def command_argv(

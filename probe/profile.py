@@ -60,12 +60,14 @@ class Drive:
 @dataclass(frozen=True)
 class McpConfig:
     """How the harness is told of an MCP server: a file written before the run (its text
-    appended to the profile's own file of that path), arguments added after the program, or
-    both. Their strings may hold `{mcp_name}`, `{mcp_command}` and `{mcp_args}` (a JSON array)."""
+    appended to the profile's own file of that path, or `merge` deep-merged into that file's
+    data), arguments added after the program, or both. Their strings may hold `{mcp_name}`,
+    `{mcp_command}` and `{mcp_args}` (a JSON array; in `merge`, the list itself)."""
 
     file: str | None = None  # home/PATH or work/PATH, as in `files`
     content: str = ""
     args: tuple[str, ...] = ()
+    merge: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,9 @@ class Profile:
 def _mcp(data: Any) -> McpConfig | None:
     if data is None:
         return None
-    return McpConfig(data.get("file"), data.get("content", ""), tuple(data.get("args", ())))
+    return McpConfig(
+        data.get("file"), data.get("content", ""), tuple(data.get("args", ())), data.get("merge")
+    )
 
 
 def _commands(data: Mapping[str, Any]) -> dict[str, Command]:

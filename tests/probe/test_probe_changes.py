@@ -27,6 +27,14 @@ MCP: dict[str, Any] = {
         "content": '{"command": "{mcp_command}", "args": {mcp_args}}',
     }
 }
+# The server merged into a JSON file the profile writes with settings of its own.
+MCP_MERGED: dict[str, Any] = {
+    "files": {"work/fake-mcp.json": '{"theme": "dark", "mcpServers": {}}'},
+    "mcp": {
+        "file": "work/fake-mcp.json",
+        "merge": {"mcpServers": {"{mcp_name}": {"command": "{mcp_command}", "args": "{mcp_args}"}}},
+    },
+}
 PLAN: dict[str, Any] = {"commands": {"plan_mode": {"args": ["--plan"]}}}
 SWITCH: dict[str, Any] = {"commands": {"model_switch": {"args": ["--model", "mock-model-2"]}}}
 COMPACT: dict[str, Any] = {"commands": {"compact": {"message": "/compact"}}}
@@ -99,6 +107,18 @@ def test_a_harness_that_never_reads_the_file_makes_the_edit_checks_errors(tmp_pa
     for check_id in ("instructions-note", "system-once", "history-prefix"):
         assert checks[check_id].verdict == "error", checks[check_id]
         assert "never read AGENTS.md" in checks[check_id].summary
+
+
+@pytest.mark.slow  # two fake harnesses through a three-turn scenario, a process a turn
+@pytest.mark.parametrize("mode", ["per-turn", "stream-json"])
+def test_a_server_merged_into_the_harness_config_fails_the_joiner_and_passes_its_twin(
+    tmp_path: Path, mode: str
+) -> None:
+    clean = probe(tmp_path / "clean", "mcp-late", mode=mode, extra=MCP_MERGED)
+    faulty = probe(tmp_path / "faulty", "mcp-late", ("mcp-join",), mode=mode, extra=MCP_MERGED)
+    assert clean["mcp-tools"].verdict == "pass", clean["mcp-tools"]
+    assert faulty["mcp-tools"].verdict == "fail", faulty["mcp-tools"]
+    assert "joined the list" in faulty["mcp-tools"].summary
 
 
 @pytest.mark.slow  # a fake harness through a three-turn scenario

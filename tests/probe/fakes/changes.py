@@ -18,6 +18,8 @@ class Mcp:
 
     def __init__(self, config: Path) -> None:
         spec = json.loads(config.read_text())
+        # A config that holds other settings too keeps its servers by name, as most harnesses'.
+        spec = spec["mcpServers"]["probe"] if "mcpServers" in spec else spec
         self.process = subprocess.Popen(
             [spec["command"], *spec["args"]],
             stdin=subprocess.PIPE,
