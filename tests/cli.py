@@ -1,4 +1,9 @@
-"""Running `ctxconf` as a user does: a subprocess, its exit code and output kept for the message."""
+"""Running `ctxconf` as a user does, its exit code and output kept for the message.
+
+`ctxconf` runs the command line inside the test's process (tests/inprocess.py), as a fresh
+process would run it; `ctxconf_process` starts `python -m ctxconf`, for what only a process
+shows: signals, crashes, dropped privileges, a timeout, the package a folder holds.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.inprocess import run_main
 
 # Root reads and writes whatever a file's mode says; without these two capabilities it keeps
 # to the modes as any user does, so a test of an unreadable or read-only folder means the same.
@@ -31,13 +38,30 @@ def ctxconf(
     *args: str | Path,
     cwd: Path | None = None,
     expect: int | None = 0,
+    importable: Sequence[Path] = (),
+    unprivileged: bool = False,
+) -> Done:
+    """`ctxconf ARGS` in `cwd`, in this process; `importable`: folders put first on the module
+    path (and PYTHONPATH), so that `--impl python:tests.…` finds a module of this checkout's;
+    `unprivileged`: held to the files' modes even when the suite runs as root, which only a
+    process of its own can be (so then it is one)."""
+    if unprivileged and os.geteuid() == 0:
+        return ctxconf_process(*args, cwd=cwd, expect=expect, importable=importable,
+                               unprivileged=True)  # fmt: skip
+    ran = run_main([str(arg) for arg in args], cwd=cwd, pythonpath=importable)
+    return _checked(Done(ran.returncode, ran.stdout, ran.stderr), expect)
+
+
+def ctxconf_process(
+    *args: str | Path,
+    cwd: Path | None = None,
+    expect: int | None = 0,
     timeout: float = 120,
     importable: Sequence[Path] = (),
     unprivileged: bool = False,
 ) -> Done:
-    """`python -m ctxconf ARGS` in `cwd`; `importable`: folders put first on PYTHONPATH, so that
-    `--impl python:tests.…` finds a module of this checkout's; `unprivileged`: held to the
-    files' modes even when the suite runs as root."""
+    """`python -m ctxconf ARGS` in `cwd`; `importable`: folders put first on PYTHONPATH;
+    `unprivileged`: held to the files' modes even when the suite runs as root."""
     env = None
     if importable:
         path = os.pathsep.join([*map(str, importable), os.environ.get("PYTHONPATH", "")])
@@ -56,10 +80,13 @@ def ctxconf(
         env=env,
         timeout=timeout,
     )
-    result = Done(done.returncode, done.stdout, done.stderr)
+    return _checked(Done(done.returncode, done.stdout, done.stderr), expect)
+
+
+def _checked(result: Done, expect: int | None) -> Done:
     if expect is not None:
-        assert done.returncode == expect, str(result)
-    assert "Traceback" not in done.stderr, str(result)
+        assert result.returncode == expect, str(result)
+    assert "Traceback" not in result.stderr, str(result)
     return result
 
 

@@ -11,6 +11,9 @@ import pytest
 
 from ctxconf.specdata.paths import bundled_spec_dir
 
+# Runs pytest inside a test (tests/commandline/test_pytest_plugin.py).
+pytest_plugins = ["pytester"]
+
 # The suite starts hundreds of `python -m ctxconf` processes. Where the environment turns
 # bytecode off (PYTHONDONTWRITEBYTECODE, as some containers do), each of them would compile every
 # module of the package again, about a third of its start; a bytecode cache of the suite's own,

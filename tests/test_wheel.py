@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import subprocess
 import sys
 import venv
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,30 +20,87 @@ from tests.paths import ROOT
 pytestmark = pytest.mark.slow  # builds and installs a wheel
 
 
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the checkout: setuptools leaves a build/ folder in the tree it builds."""
-    copy = tmp_path_factory.mktemp("source") / "ctxconf"
+def _once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]
+) -> Path:
+    """The folder `name`, filled by `make` once for the whole run: the suite's workers share the
+    run's temporary root, and the first to ask makes it while the others wait on its lock."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if "PYTEST_XDIST_WORKER" in os.environ else base) / name
+    with (folder.parent / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".made").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # one that failed halfway
+            folder.mkdir()
+            make(folder)
+            (folder / ".made").touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout (`ctxconf/`; setuptools leaves a build/ folder in the tree it
+    builds) and the wheel built from it (`dist/`)."""
+    return _once(tmp_path_factory, "wheel-build", _build)
+
+
+def _build(folder: Path) -> None:
+    source = folder / "ctxconf"
     shutil.copytree(
         ROOT,
-        copy,
+        source,
         ignore=shutil.ignore_patterns(
             ".git", ".venv", "build", "dist", "reports", "__pycache__", "*.egg-info", ".*_cache"
         ),
     )
-    return copy
-
-
-@pytest.fixture(scope="module")
-def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
+    out = folder / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
     )
-    (built,) = out.glob("ctxconf-*.whl")
-    return built
+
+
+@pytest.fixture
+def source(built: Path) -> Path:
+    return built / "ctxconf"
+
+
+@pytest.fixture
+def wheel(built: Path) -> Path:
+    (found,) = (built / "dist").glob("ctxconf-*.whl")
+    return found
+
+
+@pytest.fixture
+def env_dir(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel installed the way `pip install .` installs it: not editable."""
+    return (
+        _once(tmp_path_factory, "wheel-venv", lambda folder: _install(wheel, folder / "env"))
+        / "env"
+    )
+
+
+def _install(wheel: Path, env_dir: Path) -> None:
+    # The dependencies come from the interpreter running the tests, so no download is needed.
+    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import jsonschema, os; print(os.path.dirname(os.path.dirname(jsonschema.__file__)))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (next((env_dir / "lib").glob("python*")) / "site-packages" / "deps.pth").write_text(site + "\n")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
 
 
 # The checkout's folders and the package each is installed as.
@@ -67,32 +127,6 @@ def test_the_wheel_carries_every_file_of_the_package_folders(wheel: Path) -> Non
     assert expected, "no files found in the package folders"
     missing = sorted(expected - names)
     assert not missing, f"{len(missing)} files missing from {wheel.name}: {missing[:20]}"
-
-
-@pytest.fixture(scope="module")
-def env_dir(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the wheel installed the way `pip install .` installs it: not editable."""
-    env_dir = tmp_path_factory.mktemp("venv") / "env"
-    # The dependencies come from the interpreter running the tests, so no download is needed.
-    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
-    python = env_dir / "bin" / "python"
-    site = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import jsonschema, os; print(os.path.dirname(os.path.dirname(jsonschema.__file__)))",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    (next((env_dir / "lib").glob("python*")) / "site-packages" / "deps.pth").write_text(site + "\n")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    return env_dir
 
 
 def test_installed_wheel_works_from_any_folder(env_dir: Path, tmp_path: Path) -> None:

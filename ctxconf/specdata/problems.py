@@ -15,15 +15,17 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
 
 from ctxconf.specdata.schema_messages import allowed_keys, named_keys, schema_message
 from ctxconf.specdata.schemas import compiled_spec_validator, registry, spec_schema, spec_validator
 from ctxconf.userfiles.document import SpecJson, display
 from ctxconf.userfiles.jsonpos import Position, escape, pointer
+
+if TYPE_CHECKING:  # imported by schemas.py only when a file has a problem to word
+    from jsonschema import Draft202012Validator
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import ValidationError
-from jsonschema.protocols import Validator
-from referencing import Registry
-from referencing.jsonschema import DRAFT202012
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported only when a file has a problem (specdata/schemas.py says why)
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+    from referencing import Registry
     from referencing._core import Resolver
 
 # Past this many allowed keys, naming them all makes the line harder to read, not easier.
@@ -86,6 +84,8 @@ class _Shapes:
         if not isinstance(schema, Mapping) or depth > _MAX_REF_DEPTH:
             return
         if "$id" in schema:
+            from referencing.jsonschema import DRAFT202012
+
             resolver = resolver.in_subresource(DRAFT202012.create_resource(schema))
         if isinstance(ref := schema.get("$ref"), str):
             resolved = resolver.lookup(ref)

@@ -27,16 +27,20 @@ import copy
 import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from referencing import Registry
-from referencing.jsonschema import DRAFT202012
 
 from ctxconf.reference import REGISTRY
 from ctxconf.specdata.paths import schemas_dir
+
+# jsonschema and referencing are imported where they are used: a valid file needs only the
+# compiled validator, and a command that reads valid files (the reference served, a run) is
+# spared their import, most of its start.
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 LOOP, CASES = "loop", "cases"
 FILES: dict[str, str] = {LOOP: "loop.schema.json", CASES: "cases.schema.json"}
@@ -65,6 +69,9 @@ def _resources() -> tuple[tuple[str, dict[str, Any]], ...]:
 @functools.cache
 def registry() -> Registry[Any]:
     """The bundled schemas by `$id`: where every `$ref` between schema files resolves."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
     resources = [(uri, DRAFT202012.create_resource(schema)) for uri, schema in _resources()]
     registry: Registry[Any] = Registry().with_resources(resources)
     return registry.crawl()
@@ -92,6 +99,8 @@ def spec_schema(kind: str) -> dict[str, Any]:
 
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     """A validator of `schema` whose `$ref`s to other schema files resolve by their `$id`."""
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(schema, registry=registry())
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -49,11 +48,9 @@ PREFIX_FAULTY = sorted(p.stem for p in (REPO / "tests" / "faulty").glob("prefix_
 CONFIG = ContextConfig.load()
 
 
-def ctxconf(*args: str | Path, cwd: Path, expect: int, timeout: float = 300) -> tuple[Done, float]:
-    """Run `python -m ctxconf` in `cwd`, with this checkout importable (for python:tests.…)."""
-    started = time.monotonic()
-    result = run_ctxconf(*args, cwd=cwd, expect=expect, timeout=timeout, importable=[REPO])
-    return result, time.monotonic() - started
+def ctxconf(*args: str | Path, cwd: Path, expect: int) -> Done:
+    """Run `ctxconf` in `cwd`, with this checkout importable (for python:tests.…)."""
+    return run_ctxconf(*args, cwd=cwd, expect=expect, importable=[REPO])
 
 
 def written_case_file(folder: Path) -> Path:
@@ -63,7 +60,7 @@ def written_case_file(folder: Path) -> Path:
 
 
 def test_the_reference_agrees_with_itself(tmp_path: Path) -> None:
-    done, _ = ctxconf("fuzz", "--impl", "reference", "--examples", "300", "--seed", "2024",
+    done = ctxconf("fuzz", "--impl", "reference", "--examples", "300", "--seed", "2024",
                       cwd=tmp_path, expect=0)
     assert "seed 2024" in done.stdout
     assert "no disagreement in 300 sessions" in done.stdout, str(done)
@@ -102,7 +99,7 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
 ) -> None:
     impl = f"python:tests.faulty.{fault}"
     # Bounded by examples and the seed, not the clock: the same search on any machine.
-    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", SEARCH[fault], "--examples", EXAMPLES,
+    done = ctxconf("fuzz", "--impl", impl, "--seed", SEARCH[fault], "--examples", EXAMPLES,
                       "--out", tmp_path, cwd=tmp_path, expect=1)
     assert "disagreement found after" in done.stdout
     assert re.search(r"^step \d+ \(\w+\) differs:$", done.stdout, re.MULTILINE), str(done)
@@ -128,7 +125,7 @@ def test_a_planted_fault_is_found_shrunk_and_becomes_a_failing_case(
 
 
 def test_the_reference_agrees_with_itself_on_prefix_sessions(tmp_path: Path) -> None:
-    done, _ = ctxconf("fuzz", "--area", "prefix", "--impl", "reference", "--examples", "200",
+    done = ctxconf("fuzz", "--area", "prefix", "--impl", "reference", "--examples", "200",
                       "--seed", "2024", cwd=tmp_path, expect=0)
     assert "area prefix" in done.stdout
     assert "no disagreement in 200 sessions" in done.stdout, str(done)
@@ -140,7 +137,7 @@ def test_a_planted_prefix_fault_is_found_and_becomes_a_failing_case(
     fault: str, tmp_path: Path
 ) -> None:
     impl = f"python:tests.faulty.{fault}"
-    done, _ = ctxconf("fuzz", "--area", "prefix", "--impl", impl, "--seed", "1",
+    done = ctxconf("fuzz", "--area", "prefix", "--impl", impl, "--seed", "1",
                       "--examples", "500", "--out", tmp_path, cwd=tmp_path, expect=1)
     assert "disagreement found after" in done.stdout, str(done)
     path = written_case_file(tmp_path)
@@ -158,14 +155,14 @@ def test_a_planted_prefix_fault_is_found_and_becomes_a_failing_case(
 
 
 def test_an_implementation_without_the_area_cannot_be_fuzzed_in_it(tmp_path: Path) -> None:
-    done, _ = ctxconf("fuzz", "--area", "prefix", "--impl", "python:tests.faulty.splitlines",
+    done = ctxconf("fuzz", "--area", "prefix", "--impl", "python:tests.faulty.splitlines",
                       cwd=tmp_path, expect=2)
     assert "does not list the area 'prefix'" in done.stderr, str(done)
 
 
 def test_an_implementation_that_crashes_disagrees_and_is_shrunk_too(tmp_path: Path) -> None:
     impl = "python:tests.faulty.crash_on_recall"
-    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--out", tmp_path, cwd=tmp_path,
+    done = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--out", tmp_path, cwd=tmp_path,
                       expect=1)
     assert "the implementation failed the session: crash:" in done.stdout
     (case,) = json.loads(written_case_file(tmp_path).read_text(encoding="utf-8"))["cases"]
@@ -180,7 +177,7 @@ def test_the_same_seed_finds_the_same_session(tmp_path: Path) -> None:
     for run in ("first", "second"):
         out = tmp_path / run
         out.mkdir()
-        done, _ = ctxconf("fuzz", "--impl", "python:tests.faulty.splitlines", "--seed", "5",
+        done = ctxconf("fuzz", "--impl", "python:tests.faulty.splitlines", "--seed", "5",
                           "--out", out, cwd=tmp_path, expect=1)
         found.append((written_case_file(out).read_text(encoding="utf-8"),
                        done.stdout.split("\n")[1].split(" (")[0]))
@@ -196,7 +193,7 @@ def test_the_default_out_is_reports(tmp_path: Path) -> None:
 def test_max_time_stops_generating_and_says_how_many_ran(tmp_path: Path) -> None:
     # A millisecond is up before the first session on any machine, however loaded (a slower
     # machine only makes it surer); when sessions stop is test_sessions_after_the_time_is_up…'s.
-    done, _ = ctxconf("fuzz", "--impl", "reference", "--max-time", "0.001", "--seed", "9",
+    done = ctxconf("fuzz", "--impl", "reference", "--max-time", "0.001", "--seed", "9",
                       cwd=tmp_path, expect=0)
     assert re.search(r"no disagreement in \d+ sessions? \(time was up\)", done.stdout), str(done)
 
@@ -225,17 +222,17 @@ def test_max_time_stops_generating_and_says_how_many_ran(tmp_path: Path) -> None
          "no-op-left"],
 )
 def test_unusable_arguments_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
-    done, _ = ctxconf("fuzz", *args, cwd=tmp_path, expect=2)
+    done = ctxconf("fuzz", *args, cwd=tmp_path, expect=2)
     assert message in done.stderr, str(done)
 
 
 def test_ops_an_implementation_lacks_are_left_out(tmp_path: Path) -> None:
     # It crashes on every recall: with recall left out there is nothing to find.
     impl = "python:tests.faulty.crash_on_recall"
-    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--examples", "150",
+    done = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--examples", "150",
                       "--skip-ops", "recall", cwd=tmp_path, expect=0)
     assert "no disagreement in 150 sessions" in done.stdout, str(done)
-    done, _ = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--examples", "150",
+    done = ctxconf("fuzz", "--impl", impl, "--seed", "3", "--examples", "150",
                       "--ops", "read, output,recall", "--out", tmp_path, cwd=tmp_path, expect=1)
     assert "ops read,output,recall;" in done.stdout, str(done)
     steps = json.loads(written_case_file(tmp_path).read_text())["cases"][0]["steps"]

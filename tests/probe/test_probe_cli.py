@@ -101,7 +101,7 @@ def _hanging_profile(tmp_path: Path, code: str, **more: object) -> Path:
 
 def test_a_hanging_harness_is_killed_and_its_checks_are_errors(tmp_path: Path) -> None:
     hang = _hanging_profile(tmp_path, "import time; time.sleep(60)", timeout=1)
-    done = ctxconf("probe", "--harness", hang, "--json", tmp_path / "r.json", expect=1, timeout=60)
+    done = ctxconf("probe", "--harness", hang, "--json", tmp_path / "r.json", expect=1)
     assert "turn 1 sent no request: the process timed out after" in done.stdout
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["processes"][0]["timed_out"] is True

@@ -16,13 +16,14 @@ from ctxconf.probe.harness import run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
 from tests.cli import ctxconf
-from tests.paths import PROBE_SCHEMAS
+from tests.paths import PROBE_SCHEMAS, ROOT
 
-from .helpers import FAKES, fake_profile
+from .helpers import FAKES, fake_profile, write_scenario
 
 pytestmark = pytest.mark.slow  # each test plays fake harnesses through the probe
 
 HISTORY_CHECKS = ("no-half-turn", "cold-equals-live", "truncate")
+SCENARIOS = ROOT / "probe" / "data" / "scenarios"
 
 
 def _probe_cli(tmp_path: Path, profile: Path, expect: int) -> dict[str, Any]:
@@ -113,8 +114,14 @@ def test_a_scenario_without_a_crash_leaves_the_history_checks_not_testable(
 
 
 def test_a_harness_played_in_one_process_has_no_resume_to_judge(tmp_path: Path) -> None:
+    # Played in one process, nothing kills the fake: it would run the bundled scenario's
+    # 30-second command to its end. The same scenario with a quick command holds the same kill.
+    scenario = json.loads((SCENARIOS / "crash-mid-call.json").read_text(encoding="utf-8"))
+    (killed,) = [t for t in scenario["turns"] if "kill_after_call_s" in t]
+    killed["steps"] = [{"bash": "true"} if "bash" in s else s for s in killed["steps"]]
     profile = fake_profile(tmp_path, "chat", mode="stream-json")
-    _assert_not_testable(_judged(tmp_path, profile), "no resume command")
+    checks = _judged(tmp_path, profile, write_scenario(tmp_path, scenario))
+    _assert_not_testable(checks, "no resume command")
 
 
 def _with_resume(tmp_path: Path, resume: list[str]) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import ctxconf
+from tests.cli import ctxconf_process
 from tests.paths import ROOT
 from tests.toy_area import add_toy_area
 
@@ -33,13 +33,14 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_check_passes_with_the_toy_area(copy: Path) -> None:
-    done = ctxconf("check", "--spec", "spec", cwd=copy)
+    # A process of its own, started in the copy, imports the copy's package, toy area and all.
+    done = ctxconf_process("check", "--spec", "spec", cwd=copy)
     assert "ctxconf check passed" in done.stdout
 
 
 @pytest.mark.slow
 def test_the_reference_runs_the_toy_cases(copy: Path) -> None:
-    ctxconf("run", "--impl", "reference", "--area", "toy", "--json", "r.json", cwd=copy)
+    ctxconf_process("run", "--impl", "reference", "--area", "toy", "--json", "r.json", cwd=copy)
     results = json.loads((copy / "r.json").read_text(encoding="utf-8"))
     assert [(c["area"], c["name"], c["verdict"]) for c in results["cases"]] == [
         ("toy", "echo-twice", "pass")
@@ -54,5 +55,5 @@ def test_a_toy_case_is_held_to_its_own_schema(copy: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["cases"][0]["steps"][0]["loud"] = True
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    done = ctxconf("validate", "--spec", "broken", cwd=copy, expect=1)
+    done = ctxconf_process("validate", "--spec", "broken", cwd=copy, expect=1)
     assert "/cases/0/steps/0/loud" in done.stdout + done.stderr

@@ -181,7 +181,7 @@ def test_every_command_refuses_a_broken_spec_as_validate_does(spec: Path, broken
     expected = BREAKS[broken](spec)
     messages = {}
     for command in COMMANDS:
-        done = ctxconf(*command, "--spec", spec, cwd=spec.parent, expect=None, timeout=60,
+        done = ctxconf(*command, "--spec", spec, cwd=spec.parent, expect=None,
                        unprivileged=broken in MODES)  # fmt: skip
         reports = broken in CONTENT and command[0] in ("validate", "check")
         assert done.returncode == (1 if reports else 2), f"{command}: {done}"

@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,8 @@ import pytest
 from ctxconf.specdata.paths import bundled_spec_dir
 from ctxconf.specdata.problems import Problem
 from ctxconf.spectools.validate import UnusableInput, validate_files, validate_spec
+from tests.cli import Done
+from tests.cli import ctxconf as run_ctxconf
 
 SPEC = bundled_spec_dir()
 CASE_FILE = SPEC / "conformance" / "context.json"
@@ -28,17 +28,11 @@ CASES: dict[str, Any] = json.loads(CASE_FILE.read_text(encoding="utf-8"))
 LOOP: dict[str, Any] = json.loads((SPEC / "loop.json").read_text(encoding="utf-8"))
 
 
-def ctxconf(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxconf", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+def ctxconf(*args: str | Path, cwd: Path | None = None) -> Done:
+    return run_ctxconf(*args, cwd=cwd, expect=None)
 
 
-def expect_exit(result: subprocess.CompletedProcess[str], code: int) -> None:
+def expect_exit(result: Done, code: int) -> None:
     assert result.returncode == code, (
         f"exit {result.returncode}, wanted {code}\n"
         f"--- stdout\n{result.stdout}--- stderr\n{result.stderr}"

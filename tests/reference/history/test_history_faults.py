@@ -48,7 +48,7 @@ def run_history(impl: str, tmp_path: Path, expect: int) -> dict[str, str]:
     """`ctxconf run --area history` on `impl` as a subprocess: each case's verdict by name."""
     results = tmp_path / "results.json"
     run = ("run", "--impl", impl, "--area", "history", "--json", results)
-    ctxconf(*run, cwd=tmp_path, expect=expect, timeout=300, importable=[ROOT])
+    ctxconf(*run, cwd=tmp_path, expect=expect, importable=[ROOT])
     document = json.loads(results.read_text(encoding="utf-8"))
     return {case["name"]: case["verdict"] for case in document["cases"]}
 

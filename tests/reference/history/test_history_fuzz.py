@@ -112,7 +112,7 @@ def test_every_rule_it_can_guess_is_a_rule_of_the_spec() -> None:
 
 def ctxconf(*args: str | Path, cwd: Path, expect: int) -> Done:
     """Run `python -m ctxconf` in `cwd`, with this checkout importable (for python:tests.…)."""
-    return run_ctxconf(*args, cwd=cwd, expect=expect, timeout=300, importable=[REPO])
+    return run_ctxconf(*args, cwd=cwd, expect=expect, importable=[REPO])
 
 
 def test_the_reference_agrees_with_itself_on_history_sessions(tmp_path: Path) -> None:
