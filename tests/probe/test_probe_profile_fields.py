@@ -73,6 +73,14 @@ def test_a_profile_with_every_new_field_loads(tmp_path: Path) -> None:
     assert profile.notes == "Resumed by id only."
 
 
+def _refused_at(tmp_path: Path, base: str, old: str, new: str, needle: str, problem: str) -> None:
+    """`base` with `old` replaced by `new` is refused with `problem`, placed where `needle` is."""
+    assert old in base
+    text = base.replace(old, new)
+    message = _refused(tmp_path, text)
+    assert message.startswith(f"{_place(tmp_path / 'own.yaml', text, needle)}: {problem}"), message
+
+
 @pytest.mark.parametrize(
     ("old", "new", "needle", "problem"),
     [
@@ -153,10 +161,7 @@ def test_a_profile_with_every_new_field_loads(tmp_path: Path) -> None:
 def test_a_bad_field_is_named_at_its_line_and_column(
     tmp_path: Path, old: str, new: str, needle: str, problem: str
 ) -> None:
-    assert old in GOOD
-    text = GOOD.replace(old, new)
-    message = _refused(tmp_path, text)
-    assert message.startswith(f"{_place(tmp_path / 'own.yaml', text, needle)}: {problem}"), message
+    _refused_at(tmp_path, GOOD, old, new, needle, problem)
 
 
 def test_a_usage_file_is_found_under_the_home_by_glob_the_latest_written(tmp_path: Path) -> None:
@@ -241,10 +246,7 @@ def test_an_mcp_merge_loads_as_data(tmp_path: Path) -> None:
 def test_a_bad_mcp_merge_is_named_at_its_line_and_column(
     tmp_path: Path, old: str, new: str, needle: str, problem: str
 ) -> None:
-    assert old in MERGE
-    text = MERGE.replace(old, new)
-    message = _refused(tmp_path, text)
-    assert message.startswith(f"{_place(tmp_path / 'own.yaml', text, needle)}: {problem}"), message
+    _refused_at(tmp_path, MERGE, old, new, needle, problem)
 
 
 def test_a_yaml_file_a_merge_goes_into_must_hold_a_mapping(tmp_path: Path) -> None:
