@@ -70,6 +70,10 @@ def probe(
         out.write(f"{profile.name}: not installed: {reason}\n")
         return results.exit_code(checks)
     version = visible_controls(run.version or "version unknown", also="\n")
+    if run.not_played is not None:
+        reason = visible_controls(run.not_played, also="\n")
+        out.write(f"{profile.name} ({version}), scenario {scenario.name}: not played: {reason}\n")
+        return results.exit_code(checks)
     out.write(
         f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
     )

@@ -5,7 +5,8 @@ turn's last step, so that the edit falls between two turns in every drive mode (
 logged with `edited`). The probe's MCP server (`mcp_server.py`) is told to the harness as the
 profile's `mcp` says. A turn entered through a command is given the profile's message, its
 arguments or its line. What a profile cannot do is said by `unsupported`, and the checks that
-need it are `not-testable` with that reason.
+need it are `not-testable` with that reason; a scenario none of whose changes the profile can
+cause is not played at all (`unplayable`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ctxconf.userfiles.atomic import write_text_atomic
+
+from .config_merge import merged_config
 from .isolation import Room
 from .profile import Profile
 from .scenario import Scenario, Turn
@@ -76,17 +80,24 @@ def script_edits(profile: Profile, scenario: Scenario, work: Path) -> dict[int, 
 def write_mcp_config(
     profile: Profile, scenario: Scenario, room: Room, values: dict[str, str]
 ) -> None:
-    """The file that tells the harness of the probe's MCP server; appended to the profile's own
-    file of the same path (codex's config.toml holds its provider too)."""
-    if profile.mcp is None or profile.mcp.file is None or not scenario.mcp_tools:
+    """The file that tells the harness of the probe's MCP server: its content appended to the
+    profile's own file of the same path (codex's config.toml holds its provider too), or its
+    merge deep-merged into that file's data (kilo.json holds the provider and the servers)."""
+    mcp = profile.mcp
+    if mcp is None or mcp.file is None or not scenario.mcp_tools:
         return
-    top, _, rest = profile.mcp.file.partition("/")
+    top, _, rest = mcp.file.partition("/")
     target = (room.home if top == "home" else room.work) / rest
     target.parent.mkdir(parents=True, exist_ok=True)
-    before = target.read_text(encoding="utf-8") if target.is_file() else ""
-    joint = "\n" if before and not before.endswith("\n") else ""
-    text = before + joint + substitute(profile.mcp.content, values)
-    target.write_text(text, encoding="utf-8")
+    if mcp.merge is not None:
+        args = json.loads(values["mcp_args"])
+        template = profile.files.get(mcp.file)
+        text = merged_config(mcp.file, template, mcp.merge, values, args)
+    else:
+        before = target.read_text(encoding="utf-8") if target.is_file() else ""
+        joint = "\n" if before and not before.endswith("\n") else ""
+        text = before + joint + substitute(mcp.content, values)
+    write_text_atomic(target, text)
 
 
 def command_argv(
@@ -94,7 +105,7 @@ def command_argv(
 ) -> list[str]:
     """A process's command: the MCP server's arguments and the turn's command's where the
     command holds the argument `{args}` (nothing there when there are none), else right after
-    the program."""
+    the program; the run of arguments the turn's command leaves out, out."""
     extra: list[str] = []
     if profile.mcp is not None and profile.mcp.args and scenario.mcp_tools:
         extra += profile.mcp.args
@@ -102,10 +113,21 @@ def command_argv(
         entered = profile.commands.get(turn.command)
         if entered is not None:
             extra += entered.args
+            command = _without(command, entered.without)
     if ARGS in command:
         at = list(command).index(ARGS)
         return [*command[:at], *extra, *command[at + 1 :]]
     return [command[0], *extra, *command[1:]]
+
+
+def _without(command: Sequence[str], run: Sequence[str]) -> Sequence[str]:
+    """The command with the first run of `run` taken out (the profile's rules made sure the
+    drive holds it; a command that does not is kept whole)."""
+    width = len(run)
+    for at in range(len(command) - width + 1) if width else ():
+        if list(command[at : at + width]) == list(run):
+            return [*command[:at], *command[at + width :]]
+    return command
 
 
 def command_message(profile: Profile, turn: Turn) -> str:
@@ -114,6 +136,12 @@ def command_message(profile: Profile, turn: Turn) -> str:
     if entered is None or entered.message is None:
         return turn.user
     return entered.message.replace("{message}", turn.user)
+
+
+def command_env(profile: Profile, turn: Turn) -> dict[str, str]:
+    """The environment variables the turn's command sets for its process (per-turn)."""
+    entered = profile.commands.get(turn.command) if turn.command else None
+    return {} if entered is None else dict(entered.env)
 
 
 def command_line(profile: Profile, turn: Turn) -> str | None:
@@ -127,19 +155,42 @@ def _command_problem(profile: Profile, command: str) -> str | None:
     if entered is None:
         return f"the profile gives no way into {what} (commands.{command})"
     mode = profile.drive.mode
-    if entered.args and mode != "per-turn":
+    if (entered.args or entered.without or entered.env) and mode != "per-turn":
         return (
-            f"commands.{command} adds arguments to a turn's process, but {mode} plays every"
-            " turn in one process"
+            f"commands.{command} changes the arguments or environment of a turn's process, but"
+            f" {mode} plays every turn in one process"
         )
-    if entered.line is not None and mode != "stream-json":
+    if entered.line is not None and mode not in ("stream-json", "one-process"):
         return (
-            f"commands.{command} writes a line before the turn's message, which only"
-            " stream-json does"
+            f"commands.{command} sends a line before the turn's message, which only stream-json"
+            " and one-process (a message of its own) do"
         )
     if profile.plays_one_turn:
         return "the harness plays one task per run: there is no later turn to enter a command in"
     return None
+
+
+def unplayable(profile: Profile, scenario: Scenario) -> str | None:
+    """Why playing the scenario with this profile would measure nothing of what the scenario is
+    for: it makes changes, the profile can cause none of them, and it neither moves the clock
+    nor kills a call. Such a scenario is not played (a harness's session costs it seconds to
+    minutes), and every check says why."""
+    cannot = unsupported(profile, scenario)
+    why = [cannot[need] for need in ("edit", "mcp") if need in cannot]
+    if any(t.edit_instructions for t in scenario.turns) and "edit" not in cannot:
+        return None
+    if scenario.mcp_tools and "mcp" not in cannot:
+        return None
+    for command in scenario.commands():
+        problem = _command_problem(profile, command)
+        if problem is None:
+            return None
+        why.append(problem)
+    if not why or scenario.killed_turn() is not None or any(t.clock for t in scenario.turns):
+        return None
+    if len({s.date() for s in scenario.sessions if s is not None}) >= 2:
+        return None
+    return why[0]
 
 
 def unsupported(profile: Profile, scenario: Scenario) -> dict[str, str]:
@@ -164,10 +215,12 @@ def unsupported(profile: Profile, scenario: Scenario) -> dict[str, str]:
 __all__ = [
     "MCP_NAME",
     "command_argv",
+    "command_env",
     "command_line",
     "command_message",
     "mcp_values",
     "script_edits",
+    "unplayable",
     "unsupported",
     "write_instructions",
     "write_mcp_config",

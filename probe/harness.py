@@ -24,11 +24,13 @@ from .clock import margin_before_midnight, next_midnight, widened_margin
 from .containment import Container, running
 from .events import (
     command_argv,
+    command_env,
     command_line,
     command_message,
     mcp_values,
     script_edits,
     substitute,
+    unplayable,
     write_instructions,
     write_mcp_config,
 )
@@ -463,9 +465,12 @@ class _Session:
                     message = command_message(profile, turn)
                     argv = [substitute(a, {**resume, "message": message}) for a in command]
                     clock = self.clock_for_turn(number)
+                    env = self.env(values, clock)
+                    for key, value in command_env(profile, turn).items():
+                        env[key] = substitute(value, resume)
                     self.run_simple(
                         argv,
-                        self.env(values, clock),
+                        env,
                         [number],
                         mock,
                         self.room.stdin,
@@ -528,7 +533,12 @@ class _Session:
 
     def one_process_argv(self, command: Sequence[str], values: dict[str, str]) -> list[str]:
         argv: list[str] = []
-        messages = [command_message(self.profile, t) for t in self.scenario.turns]
+        messages = []
+        for turn in self.scenario.turns:
+            before = command_line(self.profile, turn)  # a command of its own, such as /model
+            if before is not None:
+                messages.append(substitute(before, values))
+            messages.append(command_message(self.profile, turn))
         values = {**values, "message": messages[0]}
         for arg in command:
             if arg == "{messages}":
@@ -614,7 +624,8 @@ def run_probe(
 ) -> ProbeRun:
     """Play every session of `scenario` with the harness of `profile`; logs go under `out`. A
     session whose first turn ran past midnight in the harness's clock is played again with its
-    clock started earlier (`clock.widened_margin`)."""
+    clock started earlier (`clock.widened_margin`). A scenario the profile can cause none of
+    the changes of is not played (`events.unplayable`)."""
     prefix = list(path_prefix or [])
     out.mkdir(parents=True, exist_ok=True)
     run = ProbeRun(
@@ -626,6 +637,9 @@ def run_probe(
         _clock_problem(profile, scenario),
         provider=provider,
     )
+    run.not_played = unplayable(profile, scenario)
+    if run.not_played is not None:
+        return run
     root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
     try:
         for index, start in enumerate(scenario.sessions):

@@ -108,6 +108,8 @@ def _figures(run: dict[str, Any]) -> Figures | None:
     cache = run.get("cache")
     if not cache:
         return None  # a results file written before the cache audit
+    if run.get("not_played"):
+        return None  # nothing was sent: no figures, not figures of nothing
     totals = cache["totals"]
     return Figures(totals["hit_rate"], int(totals["reread"]), totals.get("cost_usd"))
 

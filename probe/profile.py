@@ -60,23 +60,30 @@ class Drive:
 @dataclass(frozen=True)
 class McpConfig:
     """How the harness is told of an MCP server: a file written before the run (its text
-    appended to the profile's own file of that path), arguments added after the program, or
-    both. Their strings may hold `{mcp_name}`, `{mcp_command}` and `{mcp_args}` (a JSON array)."""
+    appended to the profile's own file of that path, or `merge` deep-merged into that file's
+    data), arguments added after the program, or both. Their strings may hold `{mcp_name}`,
+    `{mcp_command}` and `{mcp_args}` (a JSON array; in `merge`, the list itself)."""
 
     file: str | None = None  # home/PATH or work/PATH, as in `files`
     content: str = ""
     args: tuple[str, ...] = ()
+    merge: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class Command:
     """How a scenario's command is entered: a message sent in place of the turn's (a slash
     command; `{message}` is the turn's own text), arguments added after the program of the
-    turn's process (per-turn), or a line written before the turn's message (stream-json)."""
+    turn's process, a run of the drive's own left out of it (a flag that cannot be given twice,
+    or that another excludes) and environment variables set for it (a harness that reads its
+    model from one) — these three per-turn —, or a line written before the turn's message
+    (stream-json)."""
 
     message: str | None = None
     args: tuple[str, ...] = ()
     line: str | None = None
+    without: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -120,12 +127,20 @@ class Profile:
 def _mcp(data: Any) -> McpConfig | None:
     if data is None:
         return None
-    return McpConfig(data.get("file"), data.get("content", ""), tuple(data.get("args", ())))
+    return McpConfig(
+        data.get("file"), data.get("content", ""), tuple(data.get("args", ())), data.get("merge")
+    )
 
 
 def _commands(data: Mapping[str, Any]) -> dict[str, Command]:
     return {
-        name: Command(spec.get("message"), tuple(spec.get("args", ())), spec.get("line"))
+        name: Command(
+            spec.get("message"),
+            tuple(spec.get("args", ())),
+            spec.get("line"),
+            tuple(spec.get("without", ())),
+            dict(spec.get("env", {})),
+        )
         for name, spec in data.items()
     }
 

@@ -79,6 +79,7 @@ class ProbeRun:
     sessions: list[SessionRun] = field(default_factory=list)
     kept: Path | None = None  # the run's folders, when kept
     not_installed: str | None = None  # why the harness could not be started at all
+    not_played: str | None = None  # why the scenario was not played with this profile
     provider: str | None = None  # whose cache rules the mock follows; None: the API shape's
 
 

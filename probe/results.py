@@ -55,6 +55,7 @@ def to_data(
         "finished": run.finished.isoformat(timespec="seconds"),
         "clock_problem": run.clock_problem,
         "not_installed": run.not_installed,
+        "not_played": run.not_played,
         "shortfalls": [
             {"need": f.need, "turn": None if f.turn is None else f.turn + 1, "reason": f.reason}
             for f in judged.shortfalls

@@ -53,7 +53,7 @@ declare -A npm_package=(
     [kilo]=@kilocode/cli@7.7.7
 )
 declare -A pypi_package=(
-    [gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat [hermes-agent]=hermes-agent
+    [gptme]=gptme [mini-swe-agent]=mini-swe-agent [aider]=aider-chat [hermes-agent]="hermes-agent[mcp]"
     [llm]=llm [open-interpreter]=open-interpreter [openhands]=openhands
 )
 # A harness that needs a newer Python than python3: the interpreter its venv is made with.

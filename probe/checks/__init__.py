@@ -271,6 +271,8 @@ def judge_run(run: ProbeRun) -> Judgement:
     results = []
     for check in CHECKS:
         why = check.applies(run) if check.applies else None
+        if why is None and run.not_played:
+            why = f"not played: {run.not_played}"
         if why is None:
             why = next((cannot[n] for n in sorted(check.needs) if n in cannot), None)
         missing = [f for f in falls if f.need in check.needs]

@@ -56,6 +56,11 @@ def compaction(session: SessionRun) -> dict[str, Any] | None:
     return next((e for e in answered(session) if e.get("compaction")), None)
 
 
+def compaction_requests(session: SessionRun) -> list[dict[str, Any]]:
+    """Every request the compaction sent, in order (a harness may ask for the summary again)."""
+    return [e for e in answered(session) if e.get("compaction")]
+
+
 def compaction_end(session: SessionRun) -> int | None:
     """The number of the compaction's last request: the history starts over after it."""
     numbers = [int(e["n"]) for e in answered(session) if e.get("compaction")]
@@ -240,6 +245,7 @@ __all__ = [
     "changes_shortfalls",
     "compaction",
     "compaction_end",
+    "compaction_requests",
     "edit_marks",
     "era_starts",
     "eras",

@@ -1,6 +1,9 @@
 """The compaction checks. A compaction the person asks for (`/compact`) asks for its summary as
 the next turn of the same conversation (`pfx.compact.turn`): the system prompt, the tool list and
-every message of the loop's last request before it, then a message of its own. After the summary
+every message of the loop's last request before it, then a message of its own. A harness that
+asks for the summary again before going on is judged request by request against the same loop
+request: a repeat that keeps the prefix meets the rule (it reads the conversation from the cache)
+and is counted in the summary; one that does not fails it. After the summary
 the history starts over from it (`pfx.compact.after`): the first request of the next turn holds
 the summary and none of the messages it replaced.
 """
@@ -13,7 +16,7 @@ from typing import Any
 from ..harness import ProbeRun
 from ..shapes import parse_request
 from ..wire import text_of_message
-from .changes import compaction, compaction_end
+from .changes import compaction, compaction_end, compaction_requests
 from .model import CheckDef, CheckResult, Sent, _count, _result
 
 
@@ -38,14 +41,9 @@ def _extended(old: str, new: str) -> bool:
     return same and len(now) > len(was) and now[: len(was)] == was
 
 
-def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
-    session, sent = run.sessions[0], sessions[0]
-    entry = compaction(session)
-    assert entry is not None, "the command need makes a run without one an error"
+def _not_next_turn(entry: dict[str, Any], before: Sent) -> list[str]:
+    """How a compaction request differs from the loop's next turn after `before`."""
     request = parse_request(entry["shape"], entry["body"])
-    before = next((s for s in reversed(sent) if s.n < entry["n"]), None)
-    if before is None:
-        return _result(check, "error", "no request of the loop came before the compaction")
     loop = before.request
     wrong = []
     if (request.system or "") != (loop.system or ""):
@@ -63,21 +61,55 @@ def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> 
         )
     elif kept is not None:
         wrong.append(f"message {kept} of the loop's request {before.n} not kept as sent")
-    figures: dict[str, Any] = {"request": entry["n"], "loop_request": before.n}
-    if not wrong:
+    return wrong
+
+
+def compact_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
+    session, sent = run.sessions[0], sessions[0]
+    entry = compaction(session)
+    assert entry is not None, "the command need makes a run without one an error"
+    before = next((s for s in reversed(sent) if s.n < entry["n"]), None)
+    if before is None:
+        return _result(check, "error", "no request of the loop came before the compaction")
+    asked = compaction_requests(session)
+    numbers = [int(e["n"]) for e in asked]
+    figures: dict[str, Any] = {
+        "request": entry["n"],
+        "loop_request": before.n,
+        "compaction_requests": numbers,
+    }
+    for each in asked:
+        wrong = _not_next_turn(each, before)
+        if wrong:
+            which = "request" if each is entry else f"request asked again after {entry['n']}"
+            return _result(
+                check,
+                "fail",
+                f"the compaction {which} ({each['n']}) is not the loop's next turn: "
+                + ", ".join(wrong),
+                problems=wrong,
+                **figures,
+            )
+    request = parse_request(entry["shape"], entry["body"])
+    kept = (
+        f"keeps the system prompt, the {_count(len(request.tools), 'tool')} and the"
+        f" {_count(len(before.request.messages), 'message')} of the loop"
+    )
+    if len(asked) == 1:
         return _result(
             check,
             "pass",
-            f"the compaction request ({entry['n']}) keeps the system prompt, the"
-            f" {_count(len(request.tools), 'tool')} and the {_count(len(old), 'message')} of"
-            " the loop, and asks for the summary as the next turn",
+            f"the compaction request ({entry['n']}) {kept}, and asks for the summary as the"
+            " next turn",
             **figures,
         )
     return _result(
         check,
-        "fail",
-        f"the compaction request ({entry['n']}) is not the loop's next turn: " + ", ".join(wrong),
-        problems=wrong,
+        "pass",
+        f"the summary was asked for {len(asked)} times (requests"
+        f" {', '.join(str(n) for n in numbers)}),"
+        f" each as the loop's next turn: each {kept}, so a repeat re-sends the whole prefix"
+        " (read from the cache, its output paid again)",
         **figures,
     )
 

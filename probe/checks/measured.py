@@ -198,6 +198,8 @@ def _refused(session: SessionRun, where: str) -> list[Shortfall]:
 def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
     """Everything the scenario meant that the run did not do, session by session."""
     out: list[Shortfall] = []
+    if run.not_played:
+        return []
     if run.not_installed:
         return [Shortfall("turns", None, f"not installed: {run.not_installed}")]
     for index, (session, sent) in enumerate(zip(run.sessions, sessions, strict=True)):

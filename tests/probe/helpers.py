@@ -50,6 +50,11 @@ def fake_profile(
         }
     elif mode == "one-task":  # one message per run, like mini-swe-agent
         drive = {"mode": "one-process", "command": [sys.executable, script, *flags, "{message}"]}
+    elif mode == "one-process":  # every message on one command line, like pi
+        drive = {
+            "mode": "one-process",
+            "command": [sys.executable, script, *flags, "--messages", "{messages}"],
+        }
     else:
         drive = {
             "mode": "stream-json",

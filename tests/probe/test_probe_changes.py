@@ -13,12 +13,12 @@ import pytest
 
 from ctxconf.probe.checks import CheckResult, judge_run
 from ctxconf.probe.errors import ProbeDataError
-from ctxconf.probe.events import command_argv
+from ctxconf.probe.events import command_argv, unplayable
 from ctxconf.probe.harness import ProbeRun
 from ctxconf.probe.profile import Command, load_profile
 from ctxconf.probe.scenario import load_scenario
 
-from .helpers import run_fake, write_scenario
+from .helpers import fake_profile, run_fake, write_scenario
 
 INSTRUCTIONS: dict[str, Any] = {"instructions_file": "AGENTS.md"}
 MCP: dict[str, Any] = {
@@ -26,6 +26,14 @@ MCP: dict[str, Any] = {
         "file": "work/fake-mcp.json",
         "content": '{"command": "{mcp_command}", "args": {mcp_args}}',
     }
+}
+# The server merged into a JSON file the profile writes with settings of its own.
+MCP_MERGED: dict[str, Any] = {
+    "files": {"work/fake-mcp.json": '{"theme": "dark", "mcpServers": {}}'},
+    "mcp": {
+        "file": "work/fake-mcp.json",
+        "merge": {"mcpServers": {"{mcp_name}": {"command": "{mcp_command}", "args": "{mcp_args}"}}},
+    },
 }
 PLAN: dict[str, Any] = {"commands": {"plan_mode": {"args": ["--plan"]}}}
 SWITCH: dict[str, Any] = {"commands": {"model_switch": {"args": ["--model", "mock-model-2"]}}}
@@ -101,6 +109,18 @@ def test_a_harness_that_never_reads_the_file_makes_the_edit_checks_errors(tmp_pa
         assert "never read AGENTS.md" in checks[check_id].summary
 
 
+@pytest.mark.slow  # two fake harnesses through a three-turn scenario, a process a turn
+@pytest.mark.parametrize("mode", ["per-turn", "stream-json"])
+def test_a_server_merged_into_the_harness_config_fails_the_joiner_and_passes_its_twin(
+    tmp_path: Path, mode: str
+) -> None:
+    clean = probe(tmp_path / "clean", "mcp-late", mode=mode, extra=MCP_MERGED)
+    faulty = probe(tmp_path / "faulty", "mcp-late", ("mcp-join",), mode=mode, extra=MCP_MERGED)
+    assert clean["mcp-tools"].verdict == "pass", clean["mcp-tools"]
+    assert faulty["mcp-tools"].verdict == "fail", faulty["mcp-tools"]
+    assert "joined the list" in faulty["mcp-tools"].summary
+
+
 @pytest.mark.slow  # a fake harness through a three-turn scenario
 def test_a_harness_that_never_connects_the_server_makes_the_mcp_checks_errors(
     tmp_path: Path,
@@ -127,6 +147,93 @@ def test_a_command_the_harness_ignores_makes_its_checks_errors(tmp_path: Path) -
     assert "as the person's message" in compact["compact-turn"].summary
 
 
+@pytest.mark.slow  # two fake harnesses through a three-turn scenario
+def test_a_summary_asked_for_twice_is_counted_and_each_request_judged(tmp_path: Path) -> None:
+    clean = probe(tmp_path / "clean", "compact")
+    twice = probe(tmp_path / "twice", "compact", ("compact-twice",))
+    assert clean["compact-turn"].verdict == "pass", clean["compact-turn"]
+    assert len(clean["compact-turn"].figures["compaction_requests"]) == 1
+    # The repeat re-sends the loop's prefix and the same prompt: pfx.compact.turn holds for
+    # each request, and the summary says it was asked for twice.
+    assert twice["compact-turn"].verdict == "pass", twice["compact-turn"]
+    first, second = twice["compact-turn"].figures["compaction_requests"]
+    assert second == first + 1
+    assert "asked for 2 times" in twice["compact-turn"].summary
+    # The history starts over after the last of them, in both.
+    for checks in (clean, twice):
+        assert checks["compact-after"].verdict == "pass", checks["compact-after"]
+    assert twice["compact-after"].figures["request"] > second
+
+
+@pytest.mark.slow  # four fake harnesses through a two- or three-turn scenario
+def test_a_command_may_leave_a_flag_out_and_set_the_turns_environment(tmp_path: Path) -> None:
+    # The fake refuses --plan beside --auto: the turn's process must leave the drive's out.
+    left_out = {"commands": {"plan_mode": {"args": ["--plan"], "without": ["--auto"]}}}
+    plan = probe(tmp_path / "without", "plan-mode", extra=left_out, args=("--auto",))
+    assert plan["tools-fixed"].verdict == "pass", plan["tools-fixed"]
+    kept = probe(tmp_path / "kept", "plan-mode", extra=PLAN, args=("--auto",))
+    assert kept["tools-fixed"].verdict == "error", kept["tools-fixed"]
+    # The fake reads its model from FAKE_MODEL when no flag names one.
+    by_env = {"commands": {"model_switch": {"env": {"FAKE_MODEL": "mock-model-2"}}}}
+    switch = probe(tmp_path / "env", "model-switch", extra=by_env)
+    assert switch["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
+    unread = {"commands": {"model_switch": {"env": {"OTHER_MODEL": "mock-model-2"}}}}
+    ignored = probe(tmp_path / "unread", "model-switch", extra=unread)
+    assert ignored["params-stable"].verdict == "error", ignored["params-stable"]
+    assert "never reached the wire" in ignored["params-stable"].summary
+
+
+@pytest.mark.slow  # two fake harnesses through a two-turn scenario, each in one process
+def test_a_line_is_a_message_of_its_own_in_one_process(tmp_path: Path) -> None:
+    switch = {"commands": {"model_switch": {"line": "/model mock-model-2"}}}
+    checks = probe(tmp_path / "line", "model-switch", mode="one-process", extra=switch)
+    assert checks["params-stable"].verdict == "pass", checks["params-stable"]
+    assert checks["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
+    # A command the harness does not know goes to the model as the person's text.
+    typo = {"commands": {"model_switch": {"line": "/modle mock-model-2"}}}
+    unknown = probe(tmp_path / "typo", "model-switch", mode="one-process", extra=typo)
+    assert unknown["params-stable"].verdict == "error", unknown["params-stable"]
+
+
+def test_a_left_out_run_is_taken_out_once_and_in_order() -> None:
+    scenario = load_scenario("plan-mode")
+    entered = Command(args=("--plan",), without=("-m", "a"))
+    profile = replace(load_profile("claude-code"), commands={"plan_mode": entered})
+    turn = scenario.turns[1]
+    assert command_argv(profile, scenario, turn, ["x", "-m", "a", "{args}", "-m", "a"]) == [
+        "x",
+        "--plan",
+        "-m",
+        "a",
+    ]
+    assert command_argv(profile, scenario, turn, ["x", "a", "-m", "m"]) == [
+        "x",
+        "--plan",
+        "a",
+        "-m",
+        "m",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "pointer", "message"),
+    [
+        ({"args": ["--plan"], "without": ["--absent"]}, "/commands/plan_mode/without", "neither"),
+        ({"message": "/plan", "args": ["--plan"]}, "/commands/plan_mode", "one way"),
+        ({"line": "x", "env": {"A": "b"}}, "/commands/plan_mode/env", "goes with `args`"),
+    ],
+)
+def test_a_command_that_cannot_be_entered_is_refused_at_its_place(
+    tmp_path: Path, command: dict[str, Any], pointer: str, message: str
+) -> None:
+    path = fake_profile(tmp_path, extra={"commands": {"plan_mode": command}})
+    with pytest.raises(ProbeDataError) as raised:
+        load_profile(str(path))
+    text = str(raised.value)
+    assert pointer in text and message in text, text
+    assert f"{path}:" in text and text.split(f"{path}:")[1].split(":")[0].isdigit(), text
+
+
 @pytest.mark.slow  # a fake harness through a two-turn scenario
 def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) -> None:
     checks = probe(tmp_path, "model-switch")
@@ -134,7 +241,6 @@ def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) ->
     assert checks["params-stable"].figures["switched"] == ["model mock-model → mock-model-2"]
 
 
-@pytest.mark.slow  # a fake harness through a three-turn scenario
 @pytest.mark.parametrize(
     ("scenario", "why"),
     [
@@ -145,13 +251,54 @@ def test_the_switch_the_scenario_asked_for_is_no_params_fault(tmp_path: Path) ->
         ("compact", "commands.compact"),
     ],
 )
-def test_a_profile_without_the_way_in_makes_the_checks_not_testable(
+def test_a_profile_without_the_way_in_plays_nothing_and_every_check_says_why(
     tmp_path: Path, scenario: str, why: str
 ) -> None:
-    checks = probe(tmp_path, scenario, extra={}, args=())
-    for check_id in ("system-once", "tools-fixed", "history-prefix"):
-        assert checks[check_id].verdict == "not-testable", checks[check_id]
-        assert why in checks[check_id].summary
+    run = run_fake(tmp_path, "chat", scenario, extra={}, args=())
+    assert run.not_played is not None and why in run.not_played
+    assert run.sessions == []  # no harness process was started
+    checks = {c.id: c for c in judge_run(run).checks}
+    assert {c.verdict for c in checks.values()} == {"not-testable"}, checks
+    judged = ("system-once", "tools-fixed", "history-prefix", "usage-shown", "params-stable")
+    for check_id in judged:
+        assert checks[check_id].summary == f"not played: {run.not_played}", checks[check_id]
+
+
+def test_a_scenario_is_played_when_the_profile_can_cause_one_of_its_changes_or_it_does_more(
+    tmp_path: Path,
+) -> None:
+    bare = load_profile(str(fake_profile(tmp_path, "chat")))
+    with_plan = replace(bare, commands={"plan_mode": Command(args=("--plan",))})
+    both = write_scenario(tmp_path, _plan_and_compact())
+    assert unplayable(bare, load_scenario("plan-mode")) is not None
+    assert unplayable(with_plan, load_scenario("plan-mode")) is None
+    assert unplayable(with_plan, load_scenario(both)) is None  # plan mode it can enter
+    assert unplayable(bare, load_scenario(both)) is not None
+    for scenario in ("basic", "long-session", "midnight", "two-days", "crash-mid-call"):
+        assert unplayable(bare, load_scenario(scenario)) is None, scenario
+    killed = write_scenario(tmp_path, _plan_and_compact(kill=True))
+    assert unplayable(bare, load_scenario(killed)) is None  # its crash is still worth judging
+
+
+def _plan_and_compact(kill: bool = False) -> dict[str, Any]:
+    plan: dict[str, Any] = {
+        "user": "Plan it.",
+        "command": "plan_mode",
+        "steps": [{"bash": "wc -l A.txt"}, {"text": "Planned."}],
+    }
+    if kill:
+        plan.update(new_process=True, kill_after_call_s=3)
+    return {
+        "name": "plan-and-compact-kill" if kill else "plan-and-compact",
+        "description": "plan mode on turn 2, /compact on turn 3",
+        "files": {"A.txt": {"lines": 3, "template": "line {n}"}},
+        "turns": [
+            {"user": "Read A.txt.", "steps": [{"read": "A.txt"}, {"text": "Read."}]},
+            plan,
+            {"user": "Compact.", "command": "compact", "steps": [{"text": "Summary."}]},
+            {"user": "Go on.", "new_process": kill, "steps": [{"text": "Going on."}]},
+        ],
+    }
 
 
 @pytest.mark.slow  # thirty turns of a fake harness in one process

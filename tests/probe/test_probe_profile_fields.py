@@ -73,6 +73,14 @@ def test_a_profile_with_every_new_field_loads(tmp_path: Path) -> None:
     assert profile.notes == "Resumed by id only."
 
 
+def _refused_at(tmp_path: Path, base: str, old: str, new: str, needle: str, problem: str) -> None:
+    """`base` with `old` replaced by `new` is refused with `problem`, placed where `needle` is."""
+    assert old in base
+    text = base.replace(old, new)
+    message = _refused(tmp_path, text)
+    assert message.startswith(f"{_place(tmp_path / 'own.yaml', text, needle)}: {problem}"), message
+
+
 @pytest.mark.parametrize(
     ("old", "new", "needle", "problem"),
     [
@@ -153,10 +161,7 @@ def test_a_profile_with_every_new_field_loads(tmp_path: Path) -> None:
 def test_a_bad_field_is_named_at_its_line_and_column(
     tmp_path: Path, old: str, new: str, needle: str, problem: str
 ) -> None:
-    assert old in GOOD
-    text = GOOD.replace(old, new)
-    message = _refused(tmp_path, text)
-    assert message.startswith(f"{_place(tmp_path / 'own.yaml', text, needle)}: {problem}"), message
+    _refused_at(tmp_path, GOOD, old, new, needle, problem)
 
 
 def test_a_usage_file_is_found_under_the_home_by_glob_the_latest_written(tmp_path: Path) -> None:
@@ -174,3 +179,84 @@ def test_a_usage_file_is_found_under_the_home_by_glob_the_latest_written(tmp_pat
     assert usage_file("{work}/t.json", home, work) == work / "t.json"
     assert usage_file("{home}/s/*/none.json", home, work) is None
     assert usage_file("missing.json", home, work) is None
+
+
+MERGE = (
+    HEAD
+    + """files:
+  work/own.json: |
+    {"provider": {"url": "{base_url}/v1"}, "mcp": {"kept": {"command": ["old"]}}}
+drive:
+  mode: per-turn
+  command: [own, run, "{message}"]
+  resume: [own, run, --continue, "{message}"]
+mcp:
+  file: work/own.json
+  merge: {mcp: {"{mcp_name}": {command: ["{mcp_command}", "{mcp_args}"]}}}
+"""
+)
+
+
+def test_an_mcp_merge_loads_as_data(tmp_path: Path) -> None:
+    profile = load_profile(str(_write(tmp_path, MERGE)))
+    assert profile.mcp is not None
+    assert profile.mcp.file == "work/own.json"
+    server = {"command": ["{mcp_command}", "{mcp_args}"]}
+    assert profile.mcp.merge == {"mcp": {"{mcp_name}": server}}
+    assert profile.mcp.content == ""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needle", "problem"),
+    [
+        (
+            '  merge: {mcp: {"{mcp_name}"',
+            '  content: "[x]"\n  merge: {mcp: {"{mcp_name}"',
+            '{mcp: {"{mcp_name}"',
+            "at /mcp/merge: both content and merge",
+        ),
+        (
+            '  merge: {mcp: {"{mcp_name}": {command: ["{mcp_command}", "{mcp_args}"]}}}\n',
+            "  args: [--mcp, x]\n",
+            "work/own.json\n  args",
+            "at /mcp/file: a file needs its content (appended) or a merge (merged into it)",
+        ),
+        (
+            '"mcp": {"kept"',
+            '"mcp" {"kept"',
+            "|\n",
+            "at /files/work~1own.json: mcp.merge goes into this file, which is not JSON:"
+            " Expecting ':' delimiter",
+        ),
+        (
+            "  file: work/own.json\n",
+            "",
+            "merge: {mcp: {",
+            "at /mcp: 'file' is a dependency of 'merge'",
+        ),
+        (
+            '  merge: {mcp: {"{mcp_name}": {command: ["{mcp_command}", "{mcp_args}"]}}}',
+            '  merge: ["{mcp_command}"]',
+            '["{mcp_command}"]',
+            "at /mcp/merge: ['{mcp_command}'] is not of type 'object'",
+        ),
+    ],
+    ids=["content-and-merge", "file-alone", "file-not-json", "merge-without-file", "merge-a-list"],
+)
+def test_a_bad_mcp_merge_is_named_at_its_line_and_column(
+    tmp_path: Path, old: str, new: str, needle: str, problem: str
+) -> None:
+    _refused_at(tmp_path, MERGE, old, new, needle, problem)
+
+
+def test_a_yaml_file_a_merge_goes_into_must_hold_a_mapping(tmp_path: Path) -> None:
+    text = MERGE.replace("work/own.json", "work/own.yaml").replace(
+        '    {"provider": {"url": "{base_url}/v1"}, "mcp": {"kept": {"command": ["old"]}}}',
+        "    - one\n    - two",
+    )
+    message = _refused(tmp_path, text)
+    place = _place(tmp_path / "own.yaml", text, "|\n")
+    assert message.startswith(
+        f"{place}: at /files/work~1own.yaml: mcp.merge goes into this file, which is YAML"
+        " holding a list, not a mapping"
+    ), message

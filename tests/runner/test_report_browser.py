@@ -140,14 +140,27 @@ class Browser:
             raise RuntimeError(f"{expression}: {answer['exceptionDetails']}")
         return answer["result"].get("value")
 
-    def click(self, selector: str) -> None:
-        x, y = self.evaluate(
-            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
-            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
-        )
+    def click(self, selector: str, seconds: float = 5.0) -> None:
+        """A real mouse click in the middle of `selector`, sent once the page is still with the
+        element there: Chromium drops a click that comes in the frames right after a scroll, so
+        the element is scrolled into view, and aimed at again, until aiming moves nothing."""
+        deadline = time.monotonic() + seconds
+        while True:
+            x, y, still = self.evaluate(f"({AIM})({json.dumps(selector)})")
+            if still or time.monotonic() > deadline:
+                break
+            self.next_frame()
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+        self.next_frame()
+
+    def next_frame(self) -> None:
+        """Returns once the page has drawn two more frames: what came before is on the screen."""
+        self.send(
+            "Runtime.evaluate",
+            expression="new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+            awaitPromise=True,
+        )
 
     def screenshot(self, path: Path) -> None:
         data = self.send("Page.captureScreenshot", format="png")["data"]
@@ -202,6 +215,15 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
         opened.close()
 
 
+# Scrolls `selector` to the middle of the view: its middle point, and whether the page was
+# still (nothing scrolled, and that point is the element).
+AIM = (
+    "(s) => { const e = document.querySelector(s), before = [scrollX, scrollY];"
+    " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+    " const x = r.x + r.width / 2, y = r.y + r.height / 2;"
+    " return [x, y, before[0] === scrollX && before[1] === scrollY"
+    " && e.contains(document.elementFromPoint(x, y))]; }"
+)
 VISIBLE = (
     "(s) => { const e = document.querySelector(s); return !!e && e.getClientRects().length > 0; }"
 )
@@ -209,6 +231,15 @@ VISIBLE = (
 
 def visible(browser: Browser, selector: str) -> bool:
     return bool(browser.evaluate(f"({VISIBLE})({json.dumps(selector)})"))
+
+
+def becomes(browser: Browser, expression: str, expected: Any, seconds: float = 5.0) -> Any:
+    """The value of `expression` once it is `expected`, or its last value after `seconds`: the
+    assertion then shows what the page had instead."""
+    deadline = time.monotonic() + seconds
+    while (value := browser.evaluate(expression)) != expected and time.monotonic() <= deadline:
+        time.sleep(0.05)
+    return value
 
 
 def becomes_visible(browser: Browser, selector: str, seconds: float = 5.0) -> bool:

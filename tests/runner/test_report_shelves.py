@@ -15,7 +15,7 @@ import pytest
 from ctxconf.runner import report_page
 from ctxconf.runner.report import write_html
 from tests.runner.test_report_bounds import _many_failing
-from tests.runner.test_report_browser import CHROMIUM, Browser, becomes_visible
+from tests.runner.test_report_browser import CHROMIUM, Browser, becomes, becomes_visible
 
 SHELF = 3
 CASES = 8  # three cards in the page, then shelves of three and two
@@ -77,26 +77,29 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
         opened.close()
 
 
-def _cards(browser: Browser) -> list[str]:
-    found = browser.evaluate("Array.from(document.querySelectorAll('details.case'), d => d.id)")
-    return list(found)
+CARDS = "Array.from(document.querySelectorAll('details.case'), d => d.id)"
+
+
+def _cards_become(browser: Browser, expected: list[str], why: str = "") -> None:
+    """The cards' ids become `expected` (a click's handler may still be running)."""
+    assert becomes(browser, CARDS, expected) == expected, why
 
 
 @pytest.mark.slow  # starts a browser
 def test_the_button_puts_the_next_shelf_on_the_page(browser: Browser, page: Path) -> None:
     browser.open(page.as_uri(), 1280)
-    assert _cards(browser) == _ids()[:SHELF]
+    _cards_become(browser, _ids()[:SHELF])
     button = "button.show-more"
     assert browser.evaluate(f"document.querySelector('{button}').textContent") == (
         "Show the next cases (5 more)"
     )
     browser.click(button)
-    assert _cards(browser) == _ids()[: 2 * SHELF]
+    _cards_become(browser, _ids()[: 2 * SHELF])
     assert browser.evaluate(f"document.querySelector('{button}').textContent") == (
         "Show the next cases (2 more)"
     )
     browser.click(button)
-    assert _cards(browser) == _ids()
+    _cards_become(browser, _ids())
     assert (
         browser.evaluate("document.querySelectorAll('script.shelf, button.show-more').length") == 0
     )
@@ -111,12 +114,12 @@ def test_a_link_to_a_shelved_case_puts_it_on_the_page_unfolded(
     browser: Browser, page: Path
 ) -> None:
     browser.open(f"{page.as_uri()}#{_ids()[-1]}", 1280)
-    assert _cards(browser) == _ids()[:SHELF] + _ids()[2 * SHELF :], "its own shelf alone"
+    _cards_become(browser, _ids()[:SHELF] + _ids()[2 * SHELF :], "its own shelf alone")
     assert browser.evaluate(f"document.getElementById('{_ids()[-1]}').open") is True
     assert becomes_visible(browser, f"#{_ids()[-1]} .diff")
     assert browser.evaluate("document.querySelector('button.show-more').textContent") == (
         "Show the next cases (3 more)"
     )
     browser.click("button.show-more")
-    assert _cards(browser) == _ids(), "the shelf left comes down in its place"
+    _cards_become(browser, _ids(), "the shelf left comes down in its place")
     assert browser.errors() == []

@@ -18,6 +18,8 @@ class Mcp:
 
     def __init__(self, config: Path) -> None:
         spec = json.loads(config.read_text())
+        # A config that holds other settings too keeps its servers by name, as most harnesses'.
+        spec = spec["mcpServers"]["probe"] if "mcpServers" in spec else spec
         self.process = subprocess.Popen(
             [spec["command"], *spec["args"]],
             stdin=subprocess.PIPE,
@@ -152,6 +154,9 @@ class Changes:
             if session.shape.finish is not None:
                 body = session.shape.finish(body, session)
             answer = session.post(base_url, body)
+            if "compact-twice" in self.faults:  # asks again before going on, the prefix resent
+                session.requests += 1
+                answer = session.post(base_url, body)
         summary = {"role": "user", "text": SUMMARY_HEAD + answer.text}
         if "compact-keeps-history" in self.faults:
             session.messages = [*session.messages, summary]

@@ -25,7 +25,8 @@ asked for as the next turn, the history started over from it). Their faults: ins
 first message), instructions-ignored (never told), mcp-join (the server's tools offered as they
 come), plan-tools (plan mode drops the shell tool), switch-rewrites (a switch rewrites the first
 message), compact-apart (the summary asked for under its own prompt, no tools, the transcript
-pasted), compact-keeps-history (the old messages kept after the summary).
+pasted), compact-keeps-history (the old messages kept after the summary), compact-twice (the
+summary asked for a second time, the same request again, before the session goes on).
 
 With `--persist` each message is also appended to `$HOME/.fake/transcript.jsonl` as it comes,
 and a resumed session reloads from it, cut back to the last turn boundary (a crash mid-call
@@ -79,6 +80,7 @@ FAULTS = (
     "switch-rewrites",
     "compact-apart",
     "compact-keeps-history",
+    "compact-twice",
 )
 MEMORY_PROMPT = "You extract durable facts from the conversation into memory files."
 MEMORY_TASK = "Update the memory files from the conversation above."
@@ -362,6 +364,9 @@ class Session:
         if text == "/compact":
             self.changes.compact(base_url)
             return
+        if text.startswith("/model "):  # a command of its own: nothing is sent
+            self.changes.model = text.split(" ", 1)[1]
+            return
         self.user(text)
         for _ in range(20):
             answer = self.send(base_url)
@@ -406,10 +411,17 @@ def main(
     parser.add_argument("--instructions")
     parser.add_argument("--mcp-config")
     parser.add_argument("--plan", action="store_true")
-    parser.add_argument("--model")
+    # The model from FAKE_MODEL when no flag names one, as a harness that reads it from its
+    # environment; --auto refuses --plan beside it, as a harness whose flags exclude each other.
+    parser.add_argument("--model", default=os.environ.get("FAKE_MODEL"))
+    parser.add_argument("--auto", action="store_true")
     parser.add_argument("--ignored-flag", action="store_true")  # a command the fake ignores
-    parser.add_argument("message", nargs="?", default="")
+    # One message, or (--messages) every message of the session in one process, as pi takes them.
+    parser.add_argument("--messages", action="store_true")
+    parser.add_argument("message", nargs="*", default=[])
     args = parser.parse_args()
+    if args.auto and args.plan:
+        parser.error("--plan cannot stand beside --auto")
     if args.version:
         print("fake-harness 1.0.0")
         return 0
@@ -423,7 +435,8 @@ def main(
             session.save()
             print(json.dumps(session.report()), flush=True)
         return 0
-    session.turn(base_url, args.message)
+    for message in args.message if args.messages else [" ".join(args.message)]:
+        session.turn(base_url, message)
     session.save()
     report = json.dumps(session.report())
     if os.environ.get("FAKE_USAGE_FILE"):  # like a trajectory file, in the work folder
