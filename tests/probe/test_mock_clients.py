@@ -179,37 +179,40 @@ def test_a_fifth_anthropic_breakpoint_is_the_apis_400(mock: MockServer) -> None:
 
 @pytest.mark.slow
 def test_gemini_generate_stream_and_count(mock: MockServer) -> None:
-    client = genai.Client(api_key="AIza-secret", http_options={"base_url": mock.base_url})
-    from google.genai import types
+    # Closed at the end: its sockets are not left for a later collection to find.
+    with genai.Client(api_key="AIza-secret", http_options={"base_url": mock.base_url}) as client:
+        from google.genai import types
 
-    tool = types.Tool(
-        function_declarations=[
-            types.FunctionDeclaration(
-                name="read_file",
-                parameters_json_schema={
-                    "type": "object",
-                    "properties": {"absolute_path": {"type": "string"}},
-                },
-            )
-        ]
-    )
-    config = types.GenerateContentConfig(
-        tools=[tool],
-        system_instruction="You help.",
-        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
-    )
-    answer = client.models.generate_content(model="gemini-2.5-flash", contents="go", config=config)
-    assert answer.function_calls and answer.function_calls[0].args == {
-        "absolute_path": "/work/A.txt"
-    }
-    chunks = list(
-        client.models.generate_content_stream(
+        tool = types.Tool(
+            function_declarations=[
+                types.FunctionDeclaration(
+                    name="read_file",
+                    parameters_json_schema={
+                        "type": "object",
+                        "properties": {"absolute_path": {"type": "string"}},
+                    },
+                )
+            ]
+        )
+        config = types.GenerateContentConfig(
+            tools=[tool],
+            system_instruction="You help.",
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+        answer = client.models.generate_content(
             model="gemini-2.5-flash", contents="go", config=config
         )
-    )
-    assert chunks[-1].usage_metadata is not None
-    assert chunks[-1].usage_metadata.cached_content_token_count is not None
-    assert client.models.count_tokens(model="gemini-2.5-flash", contents="go").total_tokens
+        assert answer.function_calls and answer.function_calls[0].args == {
+            "absolute_path": "/work/A.txt"
+        }
+        chunks = list(
+            client.models.generate_content_stream(
+                model="gemini-2.5-flash", contents="go", config=config
+            )
+        )
+        assert chunks[-1].usage_metadata is not None
+        assert chunks[-1].usage_metadata.cached_content_token_count is not None
+        assert client.models.count_tokens(model="gemini-2.5-flash", contents="go").total_tokens
 
 
 def test_the_log_holds_bodies_and_no_secret(mock: MockServer, tmp_path: Path) -> None:
