@@ -46,6 +46,7 @@ from ctxconf.fuzzing.model import (
     SessionFailed,
     SessionRunner,
 )
+from ctxconf.fuzzing.own_constants import own_constants_only
 from ctxconf.fuzzing.strategies import area_fuzz, sessions_of
 from ctxconf.reference import REGISTRY
 
@@ -213,7 +214,7 @@ def _search_batch(
             raise _Disagreement
 
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), own_constants_only():
             # Hypothesis warns when it describes a large session; the finding is shown anyway.
             warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
             probe()
