@@ -186,8 +186,8 @@ def test_the_same_seed_finds_the_same_session_whatever_else_is_loaded(
             request.addfinalizer(lambda: sys.modules.pop("callers_literals", None))
             importlib.import_module("callers_literals")
         # The planted fault's own bounded search (SEARCH): any search that finds one will do.
-        done = ctxconf("fuzz", "--impl", "python:tests.faulty.cap_newlines",
-                       "--seed", SEARCH["cap_newlines"], "--examples", EXAMPLES,
+        done = ctxconf("fuzz", "--impl", "python:tests.faulty.stops_stubbing",
+                       "--seed", SEARCH["stops_stubbing"], "--examples", EXAMPLES,
                        "--out", out, cwd=tmp_path, expect=1)  # fmt: skip
         found.append((written_case_file(out).read_text(encoding="utf-8"),
                        done.stdout.split("\n")[1].split(" (")[0]))
