@@ -54,7 +54,15 @@ def mcp_values(scenario: Scenario, root: Path) -> dict[str, str]:
         "--state",
         str(root / "mcp-starts"),
     ]
-    return {"mcp_name": MCP_NAME, "mcp_command": sys.executable, "mcp_args": json.dumps(args)}
+    # The _json forms are quoted strings (JSON's quoting, which TOML's basic strings and YAML's
+    # double-quoted ones share): a path with a quote or a backslash stays one string of the file.
+    return {
+        "mcp_name": MCP_NAME,
+        "mcp_command": sys.executable,
+        "mcp_args": json.dumps(args),
+        "mcp_name_json": json.dumps(MCP_NAME),
+        "mcp_command_json": json.dumps(sys.executable),
+    }
 
 
 def write_instructions(profile: Profile, scenario: Scenario, work: Path) -> None:

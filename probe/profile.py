@@ -62,7 +62,8 @@ class McpConfig:
     """How the harness is told of an MCP server: a file written before the run (its text
     appended to the profile's own file of that path, or `merge` deep-merged into that file's
     data), arguments added after the program, or both. Their strings may hold `{mcp_name}`,
-    `{mcp_command}` and `{mcp_args}` (a JSON array; in `merge`, the list itself)."""
+    `{mcp_command}` and `{mcp_args}` (a JSON array; in `merge`, the list itself), and
+    `{mcp_name_json}` and `{mcp_command_json}`, the two as quoted strings for a text `content`."""
 
     file: str | None = None  # home/PATH or work/PATH, as in `files`
     content: str = ""

@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from ctxconf.probe.config_merge import deep_merge, fill, merged_config
-from ctxconf.probe.events import mcp_values, write_mcp_config
+from ctxconf.probe.events import mcp_values, substitute, write_mcp_config
 from ctxconf.probe.isolation import Room
 from ctxconf.probe.profile import Profile, load_profile
 from ctxconf.probe.scenario import load_scenario
@@ -99,3 +100,35 @@ def test_no_server_is_merged_for_a_scenario_without_one(tmp_path: Path) -> None:
     room = Room.make(tmp_path / "room")
     write_mcp_config(profile, load_scenario("basic"), room, {})
     assert not (room.home / "mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "servers"),
+    [
+        ("codex", lambda data: [{"name": n, **s} for n, s in data["mcp_servers"].items()]),
+        ("gptme", lambda data: data["mcp"]["servers"]),
+    ],
+)
+def test_an_appended_toml_server_keeps_a_path_with_a_quote_one_string(
+    tmp_path: Path, name: str, servers: Any
+) -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
+    profile = load_profile(name)
+    room = Room.make(tmp_path / "room")
+    values = {
+        **{key: str(getattr(room, key)) for key in ("home", "work")},
+        **mcp_values(load_scenario("mcp-late"), room.root),
+    }
+    odd = '/opt/odd "dir"\\bin/python3 = x'  # a quote, a backslash and an equals sign
+    values.update(mcp_command=odd, mcp_command_json=json.dumps(odd))
+    assert profile.mcp is not None and profile.mcp.file is not None
+    top, _, rest = profile.mcp.file.partition("/")
+    target = (room.home if top == "home" else room.work) / rest
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # The profile's own file first, as the run writes it (codex's holds its provider).
+    target.write_text(substitute(profile.files.get(profile.mcp.file, ""), values))
+    write_mcp_config(profile, load_scenario("mcp-late"), room, values)
+    (server,) = servers(tomllib.loads(target.read_text(encoding="utf-8")))
+    assert server["name"] == "probe"
+    assert server["command"] == values["mcp_command"]
+    assert server["args"] == json.loads(values["mcp_args"])
