@@ -50,6 +50,7 @@ class SuiteRun:
     cpu: float  # user + system seconds of every process the run started
     counts: dict[str, int]
     exit_code: int
+    failures: tuple[str, ...] = ()  # pytest's summary lines of what failed or erred
 
     @property
     def green(self) -> bool:
@@ -98,7 +99,10 @@ def run_tier(checkout: Path, python: Path, label: str, tier: str, busy: int) -> 
         # the busy loops still spinning.
         cpu = _children_cpu() - cpu_before
     counts = counts_of(done.stdout)
-    return SuiteRun(label, tier, busy, wall, cpu, counts, done.returncode)
+    failures = tuple(
+        line for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))
+    )
+    return SuiteRun(label, tier, busy, wall, cpu, counts, done.returncode, failures)
 
 
 def worktree_of(rev: str, under: Path) -> tuple[Path, Path]:
@@ -198,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     run = run_tier(checkout, python, label, tier, args.busy)
                     runs.append(run)
                     print(table([run])[-1], flush=True)
+                    for line in run.failures:  # what went red, so that it can be run again
+                        print(f"  {line}", file=sys.stderr, flush=True)
         finally:
             if args.against:
                 remove_worktree(targets[0][0])
