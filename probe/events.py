@@ -94,8 +94,7 @@ def write_mcp_config(
     mcp = profile.mcp
     if mcp is None or mcp.file is None or not scenario.mcp_tools:
         return
-    top, _, rest = mcp.file.partition("/")
-    target = (room.home if top == "home" else room.work) / rest
+    target = room.place_of(mcp.file)
     target.parent.mkdir(parents=True, exist_ok=True)
     if mcp.merge is not None:
         args = json.loads(values["mcp_args"])

@@ -130,8 +130,7 @@ class _Session:
             (self.room.work / name).write_text(text, encoding="utf-8")
         write_instructions(self.profile, self.scenario, self.room.work)
         for name, text in self.profile.files.items():
-            top, _, rest = name.partition("/")
-            target = (self.room.home if top == "home" else self.room.work) / rest
+            target = self.room.place_of(name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(substitute(text, values), encoding="utf-8")
         write_mcp_config(self.profile, self.scenario, self.room, values)

@@ -43,6 +43,11 @@ class Room:
         room.stdin.write_bytes(b"")
         return room
 
+    def place_of(self, name: str) -> Path:
+        """Where a profile's file `name` (home/PATH or work/PATH) goes in this room."""
+        top, _, rest = name.partition("/")
+        return (self.home if top == "home" else self.work) / rest
+
 
 def faketime_library() -> str | None:
     found = os.environ.get("CTXCONF_LIBFAKETIME")

@@ -122,8 +122,7 @@ def test_an_appended_toml_server_keeps_a_path_with_a_quote_one_string(
     odd = '/opt/odd "dir"\\bin/python3 = x'  # a quote, a backslash and an equals sign
     values.update(mcp_command=odd, mcp_command_json=json.dumps(odd))
     assert profile.mcp is not None and profile.mcp.file is not None
-    top, _, rest = profile.mcp.file.partition("/")
-    target = (room.home if top == "home" else room.work) / rest
+    target = room.place_of(profile.mcp.file)
     target.parent.mkdir(parents=True, exist_ok=True)
     # The profile's own file first, as the run writes it (codex's holds its provider).
     target.write_text(substitute(profile.files.get(profile.mcp.file, ""), values))
