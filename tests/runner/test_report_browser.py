@@ -245,12 +245,7 @@ def becomes(browser: Browser, expression: str, expected: Any, seconds: float = 5
 def becomes_visible(browser: Browser, selector: str, seconds: float = 5.0) -> bool:
     """Whether `selector` is visible within `seconds`: what a click sets off (a `toggle`
     event's handler) runs as a task of its own, after the click has returned."""
-    deadline = time.monotonic() + seconds
-    while not visible(browser, selector):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return becomes(browser, f"({VISIBLE})({json.dumps(selector)})", True, seconds) is True
 
 
 def test_page_loads_without_console_errors(browser: Browser, report_url: str) -> None:
