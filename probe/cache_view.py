@@ -18,8 +18,14 @@ def dollars(cost: str | None) -> str:
     return "no price for its model" if cost is None else f"${cost}"
 
 
+def lost_words(tokens: int, cost: str | None) -> str:
+    """Tokens lost, with their cost where a price was found."""
+    return f"{tokens:,} tokens" + (f" (${cost})" if cost is not None else "")
+
+
 def console_lines(data: dict[str, Any]) -> list[str]:
-    """One line per session: input, read, written, uncached, hit rate, cost."""
+    """One line per session: input, read, written, uncached, hit rate, cost, and what was lost
+    to the harness apart from lifetimes and rounding."""
     lines = []
     for session in (data.get("cache") or {}).get("sessions", []):
         t = session["totals"]
@@ -27,8 +33,9 @@ def console_lines(data: dict[str, Any]) -> list[str]:
             f"  cache, session {session['session']} under {session['provider']}: "
             f"input {t['input_total']:,}, read {t['cache_read']:,}, "
             f"written {t['cache_write']:,}, uncached {t['uncached']:,}, "
-            f"hit rate {percent(t['hit_rate'])}, re-read {t['reread']:,}, "
-            f"cost {dollars(t['cost_usd'])}"
+            f"hit rate {percent(t['hit_rate'])}, cost {dollars(t['cost_usd'])}; "
+            f"lost to the harness {lost_words(t['lost'], t['lost_usd'])}, "
+            f"to lifetimes and rounding {lost_words(t['lost_other'], t['lost_other_usd'])}"
         )
     return lines
 
@@ -37,12 +44,17 @@ def console_lines(data: dict[str, Any]) -> list[str]:
 class Bar:
     n: int
     read: int
-    uncached: int
+    written: int
+    uncached: int  # written tokens among them
     read_px: int
-    uncached_px: int
+    written_px: int
+    neither_px: int  # uncached and not written
     refused: str | None
     causes: list[dict[str, Any]]
     lost: int
+    lost_usd: str | None
+    lost_other: int
+    lost_other_usd: str | None
 
 
 def bars(session: dict[str, Any]) -> list[Bar]:
@@ -52,20 +64,26 @@ def bars(session: dict[str, Any]) -> list[Bar]:
     out = []
     for r in rows:
         read, uncached = r["cache_read"] or 0, r["uncached"] or 0
+        written = r["cache_write"] or 0
         diagnosis = r["diagnosis"] or {}
         out.append(
             Bar(
                 r["n"],
                 read,
+                written,
                 uncached,
                 round(read * BAR_WIDTH / widest),
-                round(uncached * BAR_WIDTH / widest),
+                round(written * BAR_WIDTH / widest),
+                round((uncached - written) * BAR_WIDTH / widest),
                 r["refused"],
                 list(diagnosis.get("causes", [])),
                 int(diagnosis.get("lost", 0)),
+                diagnosis.get("lost_usd"),
+                int(diagnosis.get("lost_other", 0)),
+                diagnosis.get("lost_other_usd"),
             )
         )
     return out
 
 
-__all__ = ["BAR_WIDTH", "Bar", "bars", "console_lines", "dollars", "percent"]
+__all__ = ["BAR_WIDTH", "Bar", "bars", "console_lines", "dollars", "lost_words", "percent"]

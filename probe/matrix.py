@@ -111,7 +111,9 @@ def _figures(run: dict[str, Any]) -> Figures | None:
     if run.get("not_played"):
         return None  # nothing was sent: no figures, not figures of nothing
     totals = cache["totals"]
-    return Figures(totals["hit_rate"], int(totals["reread"]), totals.get("cost_usd"))
+    # "reread" is the name a file written before losses were counterfactual gives its figure.
+    lost = totals.get("lost", totals.get("reread", 0))
+    return Figures(totals["hit_rate"], int(lost), totals.get("cost_usd"))
 
 
 def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:

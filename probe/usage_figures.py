@@ -1,7 +1,9 @@
 """A recorded session's prompt-cache figures: its requests played again as the mock played them
 (the same bodies, caching headers, times and provider), each request's input, read, written and
 uncached tokens, the diagnosis of each that read less than it could have, and the session's
-totals, hit rate, tokens re-read and cost at a price table.
+totals, hit rate, cost at a price table, and what was lost: to the harness (its changes and its
+marks) apart from lifetimes and the provider's rounding and minimums, in tokens and in dollars
+at the price those tokens were billed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .cache import (
     Figures,
     PriceTable,
     audit,
+    loss_cost,
     request_cost,
 )
 from .harness import SessionRun
@@ -33,6 +36,16 @@ class RequestFigures:
     diagnosis: Diagnosis | None
     headers: dict[str, str]
     cost: Decimal | None  # US dollars; None without a price
+    lost_usd: Decimal | None = None  # what the harness's loss cost over reading it
+    other_usd: Decimal | None = None  # what lifetimes, rounding and minimums cost
+
+    @property
+    def lost(self) -> int:
+        return self.diagnosis.lost if self.diagnosis is not None else 0
+
+    @property
+    def other(self) -> int:
+        return self.diagnosis.loss.by_provider if self.diagnosis is not None else 0
 
 
 @dataclass(frozen=True)
@@ -52,16 +65,33 @@ class SessionFigures:
         return self.total("cache_read") / total if total else None
 
     @property
-    def reread(self) -> int:
-        """Tokens a request shares with an earlier one the cache still held yet did not read."""
-        return sum(r.diagnosis.lost for r in self.requests if r.diagnosis is not None)
+    def lost(self) -> int:
+        """Tokens the harness lost: what keeping its prefix and its marks would have read more."""
+        return sum(r.lost for r in self.requests)
+
+    @property
+    def other(self) -> int:
+        """Tokens lost to lifetimes, rounding and minimums: no harness's to keep."""
+        return sum(r.other for r in self.requests)
 
     @property
     def cost(self) -> Decimal | None:
-        costs = [r.cost for r in self.requests if r.figures is not None]
-        if any(c is None for c in costs):
-            return None
-        return sum((c for c in costs if c is not None), Decimal(0))
+        return _sum([r.cost for r in self.requests if r.figures is not None])
+
+    @property
+    def lost_usd(self) -> Decimal | None:
+        return _sum([r.lost_usd for r in self.requests if r.figures is not None])
+
+    @property
+    def other_usd(self) -> Decimal | None:
+        return _sum([r.other_usd for r in self.requests if r.figures is not None])
+
+
+def _sum(costs: Sequence[Decimal | None]) -> Decimal | None:
+    """A total of dollars; None when one of them has no price."""
+    if any(c is None for c in costs):
+        return None
+    return sum((c for c in costs if c is not None), Decimal(0))
 
 
 def _played(session: SessionRun) -> dict[str, list[dict[str, Any]]]:
@@ -78,7 +108,12 @@ def _request(entry: dict[str, Any]) -> CacheRequest:
     cache = entry["cache"]
     headers = [(str(k), str(v)) for k, v in dict(cache.get("headers") or {}).items()]
     return read_request(
-        entry["shape"], entry["body"], headers, float(cache["at"]), model=str(cache["model"])
+        entry["shape"],
+        entry["body"],
+        headers,
+        float(cache["at"]),
+        model=str(cache["model"]),
+        number=int(entry["n"]),
     )
 
 
@@ -101,10 +136,16 @@ def session_figures(session: SessionRun, prices: PriceTable) -> list[SessionFigu
         ):
             output = int(entry.get("usage", {}).get("output", 0))
             price = prices.find(provider, request.model)
-            cost = None
+            cost = lost_usd = other_usd = None
             if price is not None and outcome.figures is not None:
                 cost = request_cost(outcome.figures, price, output).total
                 used[price.model] = (price.model, price.date, price.source)
+                loss = diagnosis.loss if diagnosis is not None else None
+                if loss is None:
+                    lost_usd = other_usd = Decimal(0)
+                else:
+                    mine, marks, lifetime, rest = loss_cost(outcome.figures, loss.parts, price)
+                    lost_usd, other_usd = mine + marks, lifetime + rest
             refused = outcome.error.message if outcome.error is not None else None
             headers = dict(request.headers)
             rows.append(
@@ -117,20 +158,34 @@ def session_figures(session: SessionRun, prices: PriceTable) -> list[SessionFigu
                     diagnosis,
                     headers,
                     cost,
+                    lost_usd,
+                    other_usd,
                 )
             )
         out.append(SessionFigures(session.index, provider, tuple(rows), tuple(used.values())))
     return out
 
 
-def _diagnosis(diagnosis: Diagnosis | None, numbers: Sequence[int]) -> dict[str, Any] | None:
+def _diagnosis(request: RequestFigures, numbers: Sequence[int]) -> dict[str, Any] | None:
+    diagnosis = request.diagnosis
     if diagnosis is None:
         return None
+    loss = diagnosis.loss
     return {
         "against": numbers[diagnosis.against] if diagnosis.against is not None else None,
         "shared": diagnosis.shared,
         "read": diagnosis.read,
         "lost": diagnosis.lost,
+        "lost_other": loss.by_provider,
+        "lost_usd": _money(request.lost_usd),
+        "lost_other_usd": _money(request.other_usd),
+        "loss": {
+            "harness": loss.harness,
+            "marks": loss.marks,
+            "lifetime": loss.lifetime,
+            "provider": loss.provider,
+            "best_read": loss.best_read,
+        },
         "causes": [
             {
                 "kind": c.kind,
@@ -155,18 +210,19 @@ def _totals(sessions: Iterable[SessionFigures]) -> dict[str, Any]:
     chosen = list(sessions)
     input_total = sum(s.total("input_total") for s in chosen)
     read = sum(s.total("cache_read") for s in chosen)
-    costs = [s.cost for s in chosen]
     return {
         "requests": sum(len(s.requests) for s in chosen),
         "input_total": input_total,
         "cache_read": read,
         "cache_write": sum(s.total("cache_write") for s in chosen),
+        "cache_write_1h": sum(s.total("cache_write_1h") for s in chosen),
         "uncached": input_total - read,
         "hit_rate": read / input_total if input_total else None,
-        "reread": sum(s.reread for s in chosen),
-        "cost_usd": None
-        if any(c is None for c in costs)
-        else _money(sum((c for c in costs if c is not None), Decimal(0))),
+        "lost": sum(s.lost for s in chosen),
+        "lost_other": sum(s.other for s in chosen),
+        "cost_usd": _money(_sum([s.cost for s in chosen])),
+        "lost_usd": _money(_sum([s.lost_usd for s in chosen])),
+        "lost_other_usd": _money(_sum([s.other_usd for s in chosen])),
     }
 
 
@@ -194,7 +250,7 @@ def to_data(sessions: Sequence[SessionFigures]) -> dict[str, Any]:
                         "refused": r.refused,
                         "cost_usd": _money(r.cost),
                         "headers": r.headers,
-                        "diagnosis": _diagnosis(r.diagnosis, numbers),
+                        "diagnosis": _diagnosis(r, numbers),
                     }
                     for r in s.requests
                 ],

@@ -15,6 +15,7 @@ from .audit import Audit, audit
 from .bytediff import ByteDiff
 from .cause import ANCHORS, Cause
 from .diagnosis import Diagnosis, diagnose
+from .loss import Loss
 from .outcome import ApiError, Figures, Outcome, Shortfall
 from .prices import (
     Cost,
@@ -22,6 +23,7 @@ from .prices import (
     PriceTable,
     bundled_prices,
     load_prices,
+    loss_cost,
     parse_prices,
     request_cost,
     session_cost,
@@ -45,6 +47,7 @@ __all__ = [
     "Cost",
     "Diagnosis",
     "Figures",
+    "Loss",
     "Outcome",
     "Price",
     "PriceTable",
@@ -56,6 +59,7 @@ __all__ = [
     "bundled_prices",
     "diagnose",
     "load_prices",
+    "loss_cost",
     "parse_prices",
     "provider_named",
     "request_cost",

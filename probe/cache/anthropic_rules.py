@@ -29,10 +29,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .outcome import ApiError, Figures, Outcome, RefusalKind, Shortfall
+from .outcome import ApiError, Expiry, Figures, Outcome, RefusalKind, Shortfall
 from .prefix import best_earlier, chain, common_hashes, cumulative_tokens
 from .provider import Provider, Scope
-from .request import CacheRequest, Unit
+from .request import CacheRequest, Unit, request_name
 
 MAX_BREAKPOINTS = 4
 LOOKBACK = 20
@@ -171,6 +171,8 @@ class _Entry:
     ttl: str
     expires: float
     written_at: float  # the start of the request that wrote it
+    writer: int  # that request's index
+    used_by: int  # the request that wrote or last read it
 
 
 class _Session:
@@ -214,19 +216,35 @@ class _Session:
             if found is not None and (read_at is None or found > read_at):
                 read_at = found
         read = cum[read_at] if read_at is not None else 0
+        read_from = None
         if read_at is not None:
             entry = self.live(model, hashes[read_at], t)
             assert entry is not None
-            entry.expires = t + _seconds(entry.ttl)
+            entry.expires, entry.used_by, read_from = t + _seconds(entry.ttl), index, entry.writer
         minimum = minimum_tokens(model)
+        expired = self.expired(index, read)
         written = [(i, ttl) for i, ttl in marks if cum[i] >= minimum and cum[i] > read]
         last = max((cum[i] for i, _ in written), default=read)
         hour = max((cum[i] for i, ttl in written if ttl == "1h"), default=read)
         for i, ttl in written:
-            self.store[(model, hashes[i])] = _Entry(ttl, t + _seconds(ttl), t)
+            self.store[(model, hashes[i])] = _Entry(ttl, t + _seconds(ttl), t, index, index)
         figures = Figures(request.tokens, read, last - read, hour - read)
         shortfall = self.shortfall(index, held, marks, read, minimum)
-        return Outcome(figures, None, held, shortfall)
+        return Outcome(figures, None, held, shortfall, read_from, expired)
+
+    def expired(self, index: int, read: int) -> Expiry | None:
+        """The longest entry this request holds the prefix of that had expired by its start."""
+        request, hashes = self.requests[index], self.chains[index]
+        cum = request.unit_tokens_through
+        for p in range(len(hashes) - 1, -1, -1):
+            if cum[p] <= read:
+                return None
+            entry = self.store.get((request.model, hashes[p]))
+            if entry is not None and entry.written_at < request.time and entry.expires <= request.time:
+                lifetime = _seconds(entry.ttl)
+                idle = request.time - (entry.expires - lifetime)
+                return Expiry(entry.used_by, request.units[p].path, lifetime, idle, cum[p])
+        return None
 
     def shortfall(
         self,
@@ -254,13 +272,13 @@ class _Session:
         last_shared = request.units[count - 1].path
         if not marks:
             detail = "no cache_control in the request, nor a top-level one: nothing is read"
-            return Shortfall("breakpoint-missing", detail, last_shared)
+            return Shortfall("breakpoint-missing", detail, last_shared, reach)
         for p in range(count - 1, -1, -1):
             entry = self.live(request.model, hashes[p], request.time)
             if entry is None or cum[p] <= read:
                 continue
-            detail = self._moved(index, p, marks)
-            return Shortfall("breakpoint-moved", detail, request.units[p].path)
+            detail = self._moved(index, p, entry, marks)
+            return Shortfall("breakpoint-moved", detail, request.units[p].path, cum[p])
         if reach < minimum:
             if count < len(self.chains[best]) and request.tokens >= minimum:
                 return None  # short because the bytes diverged early: the divergence's doing
@@ -268,28 +286,47 @@ class _Session:
                 f"the shared prefix is {reach} tokens; {request.model or 'the model'} caches "
                 f"from {minimum}"
             )
-            return Shortfall("below-minimum", detail, last_shared)
+            return Shortfall("below-minimum", detail, last_shared, reach)
+        # The earlier request's breakpoints within what is shared, had any written.
+        before = [i for i, _ in self.marks[best] if i < count and cum[i] > read]
+        if before and all(cum[i] < minimum for i in before):
+            last_mark = request.units[before[-1]].path
+            detail = (
+                f"the only breakpoint{'s' if len(before) > 1 else ''} in the shared prefix "
+                f"(the last at {last_mark}) end{'' if len(before) > 1 else 's'} under "
+                f"{request.model or 'the model'}'s minimum of {minimum} tokens "
+                f"({cum[before[-1]]}), so nothing was written"
+            )
+            return Shortfall("below-minimum", detail, last_mark, reach)
         detail = (
             f"no earlier breakpoint ends in the {reach - read} shared tokens after the "
             f"{read} read, so none of them was written"
         )
-        return Shortfall("breakpoint-missing", detail, last_shared)
+        return Shortfall("breakpoint-missing", detail, last_shared, reach)
 
-    def _moved(self, index: int, entry_at: int, marks: list[tuple[int, str]]) -> str:
+    def _moved(self, index: int, entry_at: int, entry: _Entry, marks: list[tuple[int, str]]) -> str:
         units = self.requests[index].units
         after = [i for i, _ in marks if i >= entry_at]
-        where = f"an entry is written at {units[entry_at].path}"
+        writer = request_name(self.requests, entry.writer)
+        where = f"{writer} wrote an entry with its mark at {units[entry_at].path}"
         if not after:
-            return f"{where}, and no breakpoint of this request is at or after it"
+            last = units[marks[-1][0]].path if marks else "none"
+            return (
+                f"{where}; this request's marks all come before it (the last at {last}), "
+                "so none reaches it"
+            )
         ends = position_ends(units)
         if entry_at not in ends:
             end = units[min(p for p in ends if p > entry_at)].path
-            return f"{where}, inside a run of blocks the lookback checks as one, at {end}"
+            return (
+                f"{where}, inside a run of blocks the lookback checks as one (it ends at "
+                f"{end}); this request's mark is at {units[after[0]].path}"
+            )
         # Both ends counted, as the lookback counts them: the breakpoint is the first.
         counted = 2 + sum(1 for p in ends if entry_at < p < after[0])
         return (
-            f"{where}, {counted} positions from the breakpoint at {units[after[0]].path} "
-            f"counting both: the lookback checks {LOOKBACK}"
+            f"{where}; this request's mark is at {units[after[0]].path}, {counted} positions "
+            f"from it counting both: the lookback checks {LOOKBACK}"
         )
 
 

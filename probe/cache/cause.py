@@ -44,6 +44,8 @@ ANCHORS: dict[str, str | None] = {
     "automatic-ttl": None,
     "below-minimum": None,
     "no-caching": None,
+    "rounding": None,  # the provider's steps: no harness can read past them
+    "expired": None,  # the provider's lifetime: never the harness's fault
 }
 
 __all__ = ["ANCHORS", "Cause"]

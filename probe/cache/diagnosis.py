@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from .cause import ANCHORS, Cause
 from .classify import content_cause
-from .outcome import Outcome
+from .loss import NONE, Loss, measure_loss
+from .outcome import Expiry, Outcome
 from .prefix import best_earlier
 from .provider import Provider, Scope
-from .request import CacheRequest
+from .request import CacheRequest, request_name
 
 _LOSES: dict[Scope, str] = {
     "all": "the whole cache",
@@ -23,18 +24,21 @@ _LOSES: dict[Scope, str] = {
 @dataclass(frozen=True)
 class Diagnosis:
     """One request's causes, first the API's refusal, then forked parameters, then the first
-    change to what was sent, then the provider's rule; `shared` is what it shares with the
-    earlier request `against`, `read` what it read."""
+    change to what was sent, then the provider's rule, then an entry that expired; `shared` is
+    what it shares byte for byte with the earlier request `against`, `read` what it read, and
+    `loss` what each cause cost (`loss.py`)."""
 
     request: int
     against: int | None
     read: int
     shared: int
     causes: tuple[Cause, ...]
+    loss: Loss = NONE
 
     @property
     def lost(self) -> int:
-        return max(0, self.shared - self.read)
+        """What the harness lost: had it kept its prefix and marked it, what more was read."""
+        return self.loss.by_harness
 
 
 def _forks(provider: Provider, earlier: CacheRequest, later: CacheRequest) -> list[Cause]:
@@ -46,6 +50,27 @@ def _forks(provider: Provider, earlier: CacheRequest, later: CacheRequest) -> li
             detail = f"{name} changed from {old or '(none)'} to {new or '(none)'}: {_LOSES[scope]}"
             causes.append(Cause(kind, ANCHORS[kind], detail))
     return causes
+
+
+def _expired(requests: Sequence[CacheRequest], expiry: Expiry) -> Cause:
+    mark = f" with its mark at {expiry.unit}" if expiry.unit else ""
+    detail = (
+        f"the entry of {expiry.tokens:,} tokens {request_name(requests, expiry.writer)} last "
+        f"wrote or read{mark} lives {expiry.label}, and {_duration(expiry.idle)} passed "
+        "before this request: the provider dropped it (no harness's doing)"
+    )
+    return Cause("expired", ANCHORS["expired"], detail, expiry.unit)
+
+
+def _duration(seconds: float) -> str:
+    whole = int(seconds)
+    if whole < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
 
 
 def diagnose_one(
@@ -65,13 +90,16 @@ def diagnose_one(
         changed = content_cause(requests[against], request, found)
         if changed is not None:
             causes.append(changed)
-    if outcome.shortfall is not None:
-        short = outcome.shortfall
+    loss = measure_loss(provider, requests, outcomes, index, best, bool(causes))
+    short = outcome.shortfall
+    if short is not None and (short.kind != "rounding" or loss.provider):
         causes.append(Cause(short.kind, ANCHORS[short.kind], short.detail, short.unit))
+    if outcome.expired is not None and loss.lifetime:
+        causes.append(_expired(requests, outcome.expired))
     if not causes:
         return None
     read = outcome.figures.cache_read if outcome.figures else 0
-    return Diagnosis(index, against, read, shared_tokens, tuple(causes))
+    return Diagnosis(index, against, read, shared_tokens, tuple(causes), loss)
 
 
 def diagnose(

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .outcome import Figures, Outcome, Shortfall
+from .outcome import Expiry, Figures, Outcome, Shortfall
 from .prefix import longest
 from .provider import Provider, Scope
 from .request import CacheRequest
@@ -78,20 +78,39 @@ class _Session:
         for h in alive:
             if best and h.request == best[0] and read:
                 h.last_used = t
+        expired = self.expired(index, length)
         self.prompts.append(_Held(index, t))
         shortfall = None
         if best and length and minimum is None:
             detail = (
                 f"{request.model or 'this model'} has no implicit caching (Gemini 2.5 and later)"
             )
-            shortfall = Shortfall("no-caching", detail, None)
+            shortfall = Shortfall("no-caching", detail, None, length)
         elif best and minimum and 0 < length < minimum:
             if best[1].full or request.tokens < minimum:
                 detail = (
                     f"the shared prefix is {length} tokens; {request.model} caches from {minimum}"
                 )
-                shortfall = Shortfall("below-minimum", detail, None)
-        return Outcome(Figures(request.tokens, read, 0), None, held, shortfall)
+                shortfall = Shortfall("below-minimum", detail, None, length)
+        read_from = best[0] if best and read else None
+        return Outcome(Figures(request.tokens, read, 0), None, held, shortfall, read_from, expired)
+
+    def expired(self, index: int, read: int) -> Expiry | None:
+        """The prompt of its model sharing the most with this request past what it read, among
+        those whose idle time ran out."""
+        request, t = self.requests[index], self.requests[index].time
+        dead = [
+            h
+            for h in self.prompts
+            if self.requests[h.request].time < t
+            and not self._alive(h, t)
+            and self.requests[h.request].model == request.model
+        ]
+        best = longest(self.requests, index, [h.request for h in dead])
+        if best is None or best[1].tokens <= read:
+            return None
+        gone = next(h for h in dead if h.request == best[0])
+        return Expiry(gone.request, None, IDLE_SECONDS, t - gone.last_used, best[1].tokens)
 
 
 def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:

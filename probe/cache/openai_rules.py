@@ -34,10 +34,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .outcome import Figures, Outcome, Shortfall
+from .outcome import Expiry, Figures, Outcome, Shortfall
 from .prefix import best_earlier, chain, cumulative_tokens, longest
 from .provider import Provider, Scope
-from .request import CacheRequest
+from .request import CacheRequest, request_name
 
 MINIMUM = 1024
 STEP = 128
@@ -104,6 +104,9 @@ class _Entry:
     tokens: int
     expires: float
     written_at: float
+    writer: int
+    unit: str
+    used_by: int
 
 
 class _Session:
@@ -156,13 +159,35 @@ class _Session:
         for h in alive:
             if best and h.request == best[0] and read:
                 h.last_used = t
+        expired = self.expired_prompt(index, machine, length)
         machine.append(_Held(index, t))
         shortfall = None
         # Under the minimum because the bytes diverged early is the divergence's doing.
         if best and 0 < length < MINIMUM and (best[1].full or request.tokens < MINIMUM):
             detail = f"the shared prefix is {length} tokens; OpenAI caches from {MINIMUM}"
-            shortfall = Shortfall("below-minimum", detail, None)
-        return Outcome(Figures(request.tokens, read, 0), None, held, shortfall)
+            shortfall = Shortfall("below-minimum", detail, None, length)
+        elif read and length > read:
+            detail = (
+                f"OpenAI reads in steps of {STEP} tokens from {MINIMUM}: {length - read} of the "
+                f"{length} shared tokens fall past the last step"
+            )
+            shortfall = Shortfall("rounding", detail, None, length)
+        read_from = best[0] if best and read else None
+        return Outcome(Figures(request.tokens, read, 0), None, held, shortfall, read_from, expired)
+
+    def expired_prompt(self, index: int, machine: list[_Held], read: int) -> Expiry | None:
+        """The held prompt sharing the most with this request past what it read, among those
+        whose idle time ran out."""
+        request, t = self.requests[index], self.requests[index].time
+        dead = [
+            h for h in machine if self.requests[h.request].time < t and not self._alive(h, t)
+        ]
+        best = longest(self.requests, index, [h.request for h in dead])
+        if best is None or best[1].tokens <= read:
+            return None
+        gone = next(h for h in dead if h.request == best[0])
+        lifetime = self._idle(gone.request)
+        return Expiry(gone.request, None, lifetime, t - gone.last_used, best[1].tokens)
 
     def play_breakpoints(self, index: int) -> Outcome:
         request, t = self.requests[index], self.requests[index].time
@@ -175,9 +200,26 @@ class _Session:
         searched = live[-SEARCHED:]
         hits = [e for e in searched if e.digest in position]
         read = max((e.tokens for e in hits), default=0)
+        read_from = None
         for e in hits:
             if e.tokens == read:
-                e.expires = t + BREAKPOINT_SECONDS
+                e.expires, e.used_by, read_from = t + BREAKPOINT_SECONDS, index, e.writer
+        gone = [
+            e
+            for e in self.entries
+            if e.key == key and e.written_at < t and e.expires <= t and e.digest in position
+        ]
+        longest_gone = max(gone, key=lambda e: e.tokens, default=None)
+        expired = None
+        if longest_gone is not None and longest_gone.tokens > read:
+            idle = t - (longest_gone.expires - BREAKPOINT_SECONDS)
+            expired = Expiry(
+                longest_gone.used_by,
+                longest_gone.unit,
+                BREAKPOINT_SECONDS,
+                idle,
+                longest_gone.tokens,
+            )
         explicit, implicit = breakpoints(request)
         explicit = [i for i in explicit if i != implicit]
         worth = [i for i in explicit if cum[i] >= MINIMUM and cum[i] > read]
@@ -185,11 +227,14 @@ class _Session:
         if implicit is not None and cum[implicit] >= MINIMUM and cum[implicit] > read:
             chosen.append(implicit)
         for i in chosen:
-            self.entries.append(_Entry(key, hashes[i], cum[i], t + BREAKPOINT_SECONDS, t))
+            path = request.units[i].path
+            entry = _Entry(key, hashes[i], cum[i], t + BREAKPOINT_SECONDS, t, index, path, index)
+            self.entries.append(entry)
         write = max((cum[i] for i in chosen), default=read) - read
         marks = explicit if implicit is None else [*explicit, implicit]
         shortfall = self.breakpoint_shortfall(index, held, read, marks, live)
-        return Outcome(Figures(request.tokens, read, write), None, held, shortfall)
+        figures = Figures(request.tokens, read, write)
+        return Outcome(figures, None, held, shortfall, read_from, expired)
 
     def breakpoint_shortfall(
         self,
@@ -213,23 +258,27 @@ class _Session:
                 if request.settings.mode == "explicit"
                 else "no block is marked and no user or tool message takes the implicit one"
             )
-            return Shortfall("breakpoint-missing", detail, last_shared)
+            return Shortfall("breakpoint-missing", detail, last_shared, reach)
         if reach < MINIMUM:
             if not (best[1].full or request.tokens < MINIMUM):
                 return None
             detail = f"the shared prefix is {reach} tokens; OpenAI caches from {MINIMUM}"
-            return Shortfall("below-minimum", detail, last_shared)
+            return Shortfall("below-minimum", detail, last_shared, reach)
         hashes = chain(request.units)
         older = [e for e in live[:-SEARCHED] if e.digest in hashes and e.tokens > read]
         if older:
             tokens = older[-1].tokens
-            detail = f"an entry of {tokens} tokens matches, but not among the latest {SEARCHED}"
-            return Shortfall("breakpoint-moved", detail, last_shared)
+            writer = request_name(self.requests, older[-1].writer)
+            detail = (
+                f"{writer} wrote an entry of {tokens} tokens with its mark at {older[-1].unit} "
+                f"that matches, but it is not among the latest {SEARCHED}"
+            )
+            return Shortfall("breakpoint-moved", detail, last_shared, tokens)
         detail = (
             f"no earlier breakpoint ends in the {reach - read} shared tokens after the {read} "
             "read, and a breakpoint matches only exactly"
         )
-        return Shortfall("breakpoint-missing", detail, last_shared)
+        return Shortfall("breakpoint-missing", detail, last_shared, reach)
 
 
 def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:

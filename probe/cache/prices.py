@@ -150,6 +150,25 @@ def request_cost(figures: Figures, price: Price, output_tokens: int = 0) -> Cost
     )
 
 
+def loss_cost(figures: Figures, parts: Sequence[int], price: Price) -> tuple[Decimal, ...]:
+    """What each part of a request's loss cost more than reading it would have: its tokens,
+    taken in order from just past what was read, at the price each was billed (an hour's write,
+    then a five minutes' write, then plain input: the order a request's marks take), less the
+    read price."""
+    left = [figures.cache_write_1h, figures.cache_write - figures.cache_write_1h, figures.neither]
+    rates = [price.cache_write_1h, price.cache_write, price.input]
+    costs = []
+    for tokens in parts:
+        cost = Decimal(0)
+        for band, rate in enumerate(rates):
+            taken = min(tokens, left[band])
+            cost += taken * (rate - price.cache_read) / MILLION
+            left[band] -= taken
+            tokens -= taken
+        costs.append(cost)
+    return tuple(costs)
+
+
 def session_cost(
     figures: Sequence[Figures], price: Price, output_tokens: Iterable[int] = ()
 ) -> Cost:
@@ -172,6 +191,7 @@ __all__ = [
     "PriceTable",
     "bundled_prices",
     "load_prices",
+    "loss_cost",
     "parse_prices",
     "request_cost",
     "session_cost",

@@ -5,7 +5,7 @@ shape's cache reader in `shapes/` makes it)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
@@ -61,6 +61,7 @@ class CacheRequest:
     params: Mapping[str, str | None]  # each of PARAMS: canonical JSON text, None when absent
     settings: CacheSettings = field(default_factory=CacheSettings)
     headers: tuple[tuple[str, str], ...] = ()  # the caching headers (credentials.py)
+    number: int | None = None  # its number in the session's log, for the words about it
 
     @property
     def tokens(self) -> int:
@@ -85,6 +86,12 @@ class CacheRequest:
         return tuple(accumulate(unit.tokens for unit in self.units))
 
 
+def request_name(requests: Sequence[CacheRequest], index: int) -> str:
+    """How the words about a cache name an earlier request: its number in the log."""
+    number = requests[index].number
+    return f"request {number if number is not None else index + 1}"
+
+
 __all__ = [
     "PARAMS",
     "CacheRequest",
@@ -92,4 +99,5 @@ __all__ = [
     "Section",
     "ToolSpec",
     "Unit",
+    "request_name",
 ]

@@ -19,6 +19,7 @@ def read_request(
     time: float = 0.0,
     *,
     model: str | None = None,
+    number: int | None = None,
 ) -> CacheRequest:
     """The request a harness sent in API shape `shape`, as the simulators see it. `model` names
     the model where the body does not (Gemini's is in the URL), or replaces it (to simulate
@@ -41,6 +42,7 @@ def read_request(
         params=params,
         settings=parts.settings,
         headers=caching_headers(headers),
+        number=number,
     )
 
 

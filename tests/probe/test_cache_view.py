@@ -10,13 +10,15 @@ from ctxconf.probe.matrix import Figures, matrix_rows
 from ctxconf.probe.pages import matrix_html, matrix_markdown, run_page
 
 
-def _request(n: int, read: int, uncached: int, diagnosis: Any = None) -> dict[str, Any]:
+def _request(
+    n: int, read: int, uncached: int, diagnosis: Any = None, written: int = 0
+) -> dict[str, Any]:
     return {
         "n": n,
         "model": "m",
         "input_total": read + uncached,
         "cache_read": read,
-        "cache_write": 0,
+        "cache_write": written,
         "cache_write_1h": 0,
         "uncached": uncached,
         "output": 10,
@@ -41,7 +43,20 @@ def _run(scenario: str, rate: float, reread: int) -> dict[str, Any]:
     rows = [
         _request(1, 0, 1000),
         _request(
-            2, 0, 2000, {"against": 1, "shared": 900, "read": 0, "lost": 900, "causes": [CAUSE]}
+            2,
+            0,
+            2000,
+            {
+                "against": 1,
+                "shared": 900,
+                "read": 0,
+                "lost": 900,
+                "lost_other": 30,
+                "lost_usd": "0.0027",
+                "lost_other_usd": None,
+                "causes": [CAUSE],
+            },
+            written=1200,
         ),
     ]
     totals = {
@@ -51,8 +66,11 @@ def _run(scenario: str, rate: float, reread: int) -> dict[str, Any]:
         "cache_write": 0,
         "uncached": 3000,
         "hit_rate": rate,
-        "reread": reread,
+        "lost": reread,
+        "lost_other": 30,
         "cost_usd": "0.0123",
+        "lost_usd": "0.0027",
+        "lost_other_usd": None,
     }
     session = {"session": 1, "provider": "anthropic", "prices": [], "totals": totals}
     return {
@@ -72,21 +90,28 @@ def _run(scenario: str, rate: float, reread: int) -> dict[str, Any]:
 def test_the_console_gives_each_sessions_figures() -> None:
     assert console_lines(_run("basic", 0.25, 900)) == [
         "  cache, session 1 under anthropic: input 3,000, read 0, written 0, uncached 3,000, "
-        "hit rate 25.0 %, re-read 900, cost $0.0123"
+        "hit rate 25.0 %, cost $0.0123; lost to the harness 900 tokens ($0.0027), "
+        "to lifetimes and rounding 30 tokens"
     ]
     assert console_lines({"checks": []}) == []
 
 
 def test_the_bars_share_one_scale_within_a_session() -> None:
-    session = {"requests": [_request(1, 300, 100), _request(2, 0, 800)]}
+    session = {"requests": [_request(1, 300, 100), _request(2, 0, 800, written=200)]}
     drawn = bars(session)
-    assert [(b.read_px, b.uncached_px) for b in drawn] == [(150, 50), (0, 400)]
+    assert [(b.read_px, b.written_px, b.neither_px) for b in drawn] == [
+        (150, 0, 50),
+        (0, 100, 300),
+    ]
 
 
 def test_the_run_page_shows_the_number_then_the_cause_then_the_bytes_escaped() -> None:
     page = run_page(_run("basic", 0.25, 900))
     assert "<strong>25.0 %</strong> of 3,000 input tokens" in page
-    assert "<svg" in page and 'aria-label="0 read, 2,000 uncached"' in page
+    assert "<svg" in page and 'aria-label="0 read, 1,200 written, 800 neither"' in page
+    # Written and uncached side by side, each its own cell; the loss apart from lifetimes.
+    assert '<td class="num">1,200</td><td class="num">800</td>' in page
+    assert "lost 900 tokens ($0.0027)</strong> · 30 tokens to lifetimes and rounding" in page
     assert "system-text" in page and "pfx.system.once" in page
     assert "<script>2" not in page and "&lt;script&gt;2" in page
     assert "<b>1</b>" not in page

@@ -19,8 +19,9 @@ def _results(version: str, verdict: str, hit_rate: float, reread: int, **extra: 
     """A results file of harness `h` in the basic scenario, as the probe writes one."""
     totals = {
         "requests": 2, "input_total": 2000, "cache_read": int(2000 * hit_rate),
-        "cache_write": 0, "uncached": 2000 - int(2000 * hit_rate), "hit_rate": hit_rate,
-        "reread": reread, "cost_usd": "0.0100",
+        "cache_write": 0, "cache_write_1h": 0, "uncached": 2000 - int(2000 * hit_rate),
+        "hit_rate": hit_rate, "lost": reread, "lost_other": 0, "cost_usd": "0.0100",
+        "lost_usd": "0.0001", "lost_other_usd": "0",
     }  # fmt: skip
     data = {
         "format": "ctxconf-probe-results",

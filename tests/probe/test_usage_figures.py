@@ -93,9 +93,10 @@ def test_the_session_totals_and_hit_rate_add_up(clean: ProbeRun) -> None:
     for key in ("input_total", "cache_read", "cache_write", "uncached"):
         assert totals[key] == sum(r[key] for r in rows)
     assert totals["hit_rate"] == totals["cache_read"] / totals["input_total"]
-    assert totals["reread"] == 0
+    assert (totals["lost"], totals["lost_other"]) == (0, 0)
     # No bundled price names the fake's model: no cost, rather than a guessed one.
     assert totals["cost_usd"] is None and session["prices"] == []
+    assert totals["lost_usd"] is None and totals["lost_other_usd"] is None
 
 
 def test_a_price_file_prices_every_request(clean: ProbeRun, tmp_path: Path) -> None:
@@ -125,8 +126,12 @@ def test_a_remade_prompt_is_diagnosed_with_its_rule_and_bytes(rebuilt: ProbeRun)
     for row, before in zip(rows[1:], rows, strict=False):
         diagnosis = row["diagnosis"]
         assert diagnosis["against"] == before["n"]
-        # The tools before the prompt are shared; the prompt's change loses all the rest.
-        assert row["cache_read"] == 0 and diagnosis["lost"] == diagnosis["shared"] > 0
+        # Only the tools before the prompt are shared, yet had the prompt been kept the request
+        # would have read all the request before it left readable: its read and its write.
+        assert row["cache_read"] == 0 and diagnosis["shared"] > 0
+        assert diagnosis["lost"] == before["cache_read"] + before["cache_write"]
+        assert diagnosis["lost"] > diagnosis["shared"]
+        assert diagnosis["loss"]["harness"] == diagnosis["lost"]
         cause = diagnosis["causes"][0]
         assert (cause["kind"], cause["anchor"], cause["unit"]) == (
             "system-text",

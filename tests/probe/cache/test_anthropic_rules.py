@@ -181,8 +181,8 @@ def test_twenty_positions_counting_the_breakpoint_and_not_one_more() -> None:
     shortfall = result.outcomes[1].shortfall
     assert shortfall is not None and shortfall.kind == "breakpoint-moved"
     assert shortfall.detail == (
-        "an entry is written at messages.0.content.0, 21 positions from the breakpoint at "
-        "messages.2.content.18 counting both: the lookback checks 20"
+        "request 1 wrote an entry with its mark at messages.0.content.0; this request's mark is "
+        "at messages.2.content.18, 21 positions from it counting both: the lookback checks 20"
     )
 
 

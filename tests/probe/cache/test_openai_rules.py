@@ -72,8 +72,15 @@ def test_a_prefix_under_1024_tokens_is_not_read() -> None:
         (1048, 0),
         (1080, 1024),
     ]
-    assert kinds(result) == [[], ["below-minimum"], []]
+    # Request 2 shares all 1,048 tokens of request 1 and reads the step below: 24 are rounding.
+    assert kinds(result) == [[], ["below-minimum"], ["rounding"]]
     assert cause(result, 1).detail == "the shared prefix is 1016 tokens; OpenAI caches from 1024"
+    assert cause(result, 2).detail == (
+        "OpenAI reads in steps of 128 tokens from 1024: 24 of the 1048 shared tokens fall past "
+        "the last step"
+    )
+    rounded = result.diagnoses[2]
+    assert rounded is not None and (rounded.lost, rounded.loss.provider) == (0, 24)
 
 
 def test_prompt_cache_key_routes_the_request() -> None:
@@ -231,7 +238,8 @@ def test_only_the_latest_50_breakpoints_are_searched() -> None:
     assert shortfall is not None
     assert (shortfall.kind, shortfall.detail) == (
         "breakpoint-moved",
-        "an entry of 1040 tokens matches, but not among the latest 50",
+        "request 1 wrote an entry of 1040 tokens with its mark at messages.1.content.0 that "
+        "matches, but it is not among the latest 50",
     )
 
 
@@ -248,7 +256,10 @@ def test_reasoning_effort_forks_nothing_here() -> None:
     result = audited("openai", "openai-chat", efforts)
     assert result.outcomes[1].figures is not None
     assert result.outcomes[1].figures.cache_read == 1024
-    assert kinds(result) == [[], []]
+    # All 1,040 tokens of request 0 are shared: nothing but the 128-token step is lost.
+    assert kinds(result) == [[], ["rounding"]]
+    diagnosis = result.diagnoses[1]
+    assert diagnosis is not None and (diagnosis.lost, diagnosis.loss.provider) == (0, 16)
 
 
 def test_a_breakpoint_entry_lives_thirty_minutes_renewed_by_a_read() -> None:
