@@ -230,6 +230,8 @@ class _Session:
             self.store[(model, hashes[i])] = _Entry(ttl, t + _seconds(ttl), t, index, index)
         figures = Figures(request.tokens, read, last - read, hour - read)
         shortfall = self.shortfall(index, held, marks, read, minimum)
+        if shortfall is not None and expired is not None and expired.tokens >= shortfall.reach:
+            shortfall = None  # what was shared had been written: its lifetime ended, no mark
         return Outcome(figures, None, held, shortfall, read_from, expired)
 
     def expired(self, index: int, read: int) -> Expiry | None:

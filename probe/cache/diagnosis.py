@@ -73,6 +73,10 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes} min"
 
 
+def _answered(outcomes: Sequence[Outcome], index: int) -> list[int]:
+    return [j for j in range(index) if outcomes[j].error is None]
+
+
 def diagnose_one(
     provider: Provider, requests: Sequence[CacheRequest], outcomes: Sequence[Outcome], index: int
 ) -> Diagnosis | None:
@@ -83,19 +87,32 @@ def diagnose_one(
         causes.append(Cause(error.kind, ANCHORS[error.kind], error.message, error.unit))
     against, shared_tokens = None, 0
     best = best_earlier(requests, index, outcome.held)
+    # Nothing held: the request is compared with the earlier one it goes on from all the same,
+    # to tell what the pause took from what a change would have.
+    stale = best is None
+    if stale:
+        best = best_earlier(requests, index, _answered(outcomes, index))
+    changes: list[Cause] = []
     if best is not None:
         against, found = best
         shared_tokens = found.tokens
-        causes += _forks(provider, requests[against], request)
+        changes += _forks(provider, requests[against], request)
         changed = content_cause(requests[against], request, found)
         if changed is not None:
-            causes.append(changed)
-    loss = measure_loss(provider, requests, outcomes, index, best, bool(causes))
-    short = outcome.shortfall
-    if short is not None and (short.kind != "rounding" or loss.provider):
+            changes.append(changed)
+    loss = measure_loss(provider, requests, outcomes, index, best, bool(changes))
+    if stale and not loss.harness:
+        changes = []  # the cache was gone: the change cost nothing
+    causes += changes
+    # The provider's rule as it stood in the best case, which the loss's parts are counted in.
+    short = loss.shortfall
+    if short is None and outcome.shortfall is not None and outcome.shortfall.kind != "rounding":
+        short = outcome.shortfall
+    if short is not None:
         causes.append(Cause(short.kind, ANCHORS[short.kind], short.detail, short.unit))
-    if outcome.expired is not None and loss.lifetime:
-        causes.append(_expired(requests, outcome.expired))
+    expiry = loss.expiry or outcome.expired
+    if expiry is not None and loss.lifetime:
+        causes.append(_expired(requests, expiry))
     if not causes:
         return None
     read = outcome.figures.cache_read if outcome.figures else 0

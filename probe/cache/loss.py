@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .counterfactual import kept_prefix, what_if
-from .outcome import MARK_KINDS, Outcome
+from .outcome import MARK_KINDS, Expiry, Outcome, Shortfall
 from .prefix import Shared
 from .provider import Provider
 from .request import CacheRequest
@@ -30,6 +30,8 @@ class Loss:
     provider: int  # shared, yet under the provider's granularity: its steps, its minimum
     best_read: int  # what the request would have read with none of the harness's or the
     # pause's losses
+    expiry: Expiry | None = None  # the entry whose end the lifetime part is
+    shortfall: Shortfall | None = None  # the provider's rule the marks or provider part is
 
     @property
     def by_harness(self) -> int:
@@ -89,6 +91,8 @@ def measure_loss(
         lifetime,
         0 if in_marks else rest,
         max(best_read, read),
+        kept.expired if lifetime else None,
+        best.shortfall if rest else None,
     )
 
 
