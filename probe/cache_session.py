@@ -5,7 +5,8 @@ rules, so that each answer carries the figures that provider would have reported
 The provider is the request's API shape's own (the first its module names) unless the run
 names another whose rules apply to the shape (`shapes.provider_for`). Times come from a clock
 given to the session (the mock's monotonic clock), each strictly later than the one before: the
-simulators are pure and read no clock of their own.
+simulators are pure and read no clock of their own. A scenario's pause between turns moves that
+clock on without waiting (`advance`): only a lifetime sees it.
 """
 
 from __future__ import annotations
@@ -71,12 +72,18 @@ class SessionCache:
         self.requests: dict[str, list[CacheRequest]] = {}
         self.count = 0
         self.last = float("-inf")
+        self.passed = 0.0  # seconds the scenario's pauses moved the clock on
+
+    def advance(self, seconds: float) -> None:
+        """Move the session's clock on, as a pause between turns passes on a provider's."""
+        with self.lock:
+            self.passed += seconds
 
     def play(self, shape: Shape, body: Mapping[str, Any], headers: Headers, path: str) -> Played:
         pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers)
         with self.lock:
             name = provider_for(shape, self.asked)
-            at = max(self.clock(), self.last + TICK)
+            at = max(self.clock() + self.passed, self.last + TICK)
             self.last = at
             request = read_request(shape, body, pairs, at, model=model_in_path(path))
             mine = self.requests.setdefault(name, [])

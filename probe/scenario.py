@@ -41,6 +41,8 @@ class Turn:
     # text, and the harness command the turn is entered through.
     edit_instructions: str | None = None
     command: str | None = None  # "plan_mode", "model_switch" or "compact"
+    # Seconds the provider's clock passes before this turn, none of them waited.
+    pause: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,11 @@ class Scenario:
     def compact_turn(self) -> int | None:
         """The turn entered through the harness's compaction command, if the scenario has one."""
         return next((n for n, t in enumerate(self.turns) if t.command == "compact"), None)
+
+    def pauses(self) -> dict[int, float]:
+        """The seconds the provider's clock passes before each turn that pauses, by the turn's
+        first step."""
+        return {self.first_step_of_turn(n): t.pause for n, t in enumerate(self.turns) if t.pause}
 
     def commands(self) -> list[str]:
         """The harness commands the scenario enters, in turn order."""
@@ -177,6 +184,7 @@ def scenario_from_data(data: Any, source: str) -> Scenario:
                 steps=tuple(_step(s) for s in t["steps"]),
                 new_process=bool(t.get("new_process", False)),
                 clock=_clock(t.get("clock")),
+                pause=float(t.get("pause", 0)),
                 kill_after_call_s=t.get("kill_after_call_s"),
                 edit_instructions=t.get("edit_instructions"),
                 command=t.get("command"),

@@ -64,6 +64,8 @@ class Script:
     # The session's first message: a summary asked for apart, with the transcript pasted into
     # one message, is a compaction's request too when it comes after the turn before it.
     compact_marker: str = ""
+    # Seconds the provider's clock passes before a step (a turn's first), none of them waited.
+    pauses: dict[int, float] = field(default_factory=dict)
 
 
 def redact_path(path: str) -> str:
@@ -102,6 +104,16 @@ class MockModel:
         self.answered: set[int] = set()
         self.answered_changed = threading.Condition(self.lock)
         self.rebase_from: dict[str, int] = {}
+        self.paused: set[int] = set()
+
+    def pause_before(self, step: int | None) -> None:
+        """The first request of a turn that pauses moves the cache's clock on, once."""
+        seconds = self.script.pauses.get(step) if step is not None else None
+        with self.lock:
+            if not seconds or step in self.paused:
+                return
+            self.paused.add(step)
+        self.cache.advance(seconds)
 
     def step_of(self, request: Request) -> int | None:
         if not request.tools:
@@ -283,7 +295,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.model.record({**entry, "kind": "count", "body": body})
             self._send_json(200, spoken.count(total))
             return
-        played = self.server.model.cache.play(shape, body, headers, self.path)
+        model = self.server.model
+        step = model.step_of(request)
+        model.pause_before(step)
+        played = model.cache.play(shape, body, headers, self.path)
         error, figures = played.outcome.error, played.outcome.figures
         if error is not None or figures is None:
             self.server.model.record(
@@ -306,8 +321,6 @@ class _Handler(BaseHTTPRequestHandler):
             figures.cache_write,
             figures.cache_write_1h,
         )
-        model = self.server.model
-        step = model.step_of(request)
         reply = model.reply(request, step)
         if step is not None:
             model.signal_first()

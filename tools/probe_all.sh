@@ -36,7 +36,7 @@ all=(pi codex gemini-cli claude-code claude-code-per-turn qwen-code qwen-code-pe
      gptme mini-swe-agent aider copilot kilo continue-cli grok-cli cline droid hermes-agent llm
      open-interpreter openhands)
 [ $# -gt 0 ] && harnesses=("$@") || harnesses=("${all[@]}")
-scenarios=(basic two-days midnight crash-mid-call instructions-edited mcp-late plan-mode model-switch compact long-session)
+scenarios=(basic two-days midnight crash-mid-call instructions-edited mcp-late plan-mode model-switch compact long-session idle)
 [ -n "${SCENARIOS:-}" ] && read -ra scenarios <<< "$SCENARIOS"  # SCENARIOS="basic compact": only these
 
 case "$dir/" in "$root"/*) echo "probe_all: DIR must be outside the repository" >&2; exit 2 ;; esac

@@ -6,6 +6,7 @@ one and how; removed; one inserted before it)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .bytediff import byte_diff
 from .cause import ANCHORS, Cause
@@ -22,6 +23,7 @@ DATE_OR_TIME = re.compile(
 # White space as it shows in canonical JSON: escaped line ends and tabs, and spaces.
 _WHITE = re.compile(rb"\\[nrt]|\s")
 _ID_KEY = re.compile(rb'"(id|tool_use_id|tool_call_id|call_id)":"[^"]*$')
+_KEY = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)":')
 _WINDOW = 24
 
 
@@ -53,11 +55,23 @@ def only_white_space(a: bytes, b: bytes) -> bool:
     return _WHITE.sub(b"", a) == _WHITE.sub(b"", b)
 
 
+def _fields(a: bytes, b: bytes) -> tuple[list[str], list[str]]:
+    """The JSON keys `a` holds that `b` does not, and those `b` holds that `a` does not."""
+    keys_a = Counter(k.decode("ascii") for k in _KEY.findall(a))
+    keys_b = Counter(k.decode("ascii") for k in _KEY.findall(b))
+    return sorted(keys_a - keys_b), sorted(keys_b - keys_a)
+
+
 def _how(a: Unit, b: Unit, offset: int) -> str:
     if a.order_free == b.order_free:
         return "key order"
     if only_white_space(a.data, b.data):
         return "white space"
+    dropped, added = _fields(a.data, b.data)
+    if dropped and not added:
+        return f"its field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped"
+    if added and not dropped:
+        return f"field{'s' if len(added) > 1 else ''} {', '.join(added)} added"
     if mentions_time(a.data, b.data, offset):
         return "a date or time"
     if _ID_KEY.search(b.data[:offset]):
@@ -119,7 +133,26 @@ def _message_cause(earlier: CacheRequest, later: CacheRequest, a: Unit, b: Unit)
         how = "its last blocks dropped" if b.message > a.message else "blocks added at its end"
     else:
         how = _how(a, b, common_bytes(a.data, b.data))
-    return _diffed("message-rewritten", f"{where} was rewritten: {how}", a, b)
+    return _diffed("message-rewritten", f"{where} was rewritten: {how}{_repeats(later, b)}", a, b)
+
+
+def _repeats(request: CacheRequest, start: Unit) -> str:
+    """Blocks from `start` on that say again what the block before them in the same message
+    says (a tool result sent twice), as words to add."""
+    units = request.units
+    first = units.index(start)
+    twice = [
+        (units[i - 1].path, units[i].path, units[i].kind)
+        for i in range(max(first, 1), len(units))
+        if units[i].message == units[i - 1].message
+        and units[i].section == "messages"
+        and units[i - 1].data.endswith(units[i].data)
+    ]
+    if not twice:
+        return ""
+    was, again, kind = twice[0]
+    more = f", and {len(twice) - 1} more" if len(twice) > 1 else ""
+    return f"; a {kind} block repeated: {again} says again what {was} says{more}"
 
 
 def content_cause(earlier: CacheRequest, later: CacheRequest, found: Shared) -> Cause | None:

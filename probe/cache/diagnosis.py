@@ -106,8 +106,8 @@ def diagnose_one(
     causes += changes
     # The provider's rule as it stood in the best case, which the loss's parts are counted in.
     short = loss.shortfall
-    if short is None and outcome.shortfall is not None and outcome.shortfall.kind != "rounding":
-        short = outcome.shortfall
+    if short is None and not changes and outcome.shortfall is not None:
+        short = outcome.shortfall if outcome.shortfall.kind != "rounding" else None
     if short is not None:
         causes.append(Cause(short.kind, ANCHORS[short.kind], short.detail, short.unit))
     expiry = loss.expiry or outcome.expired
