@@ -137,9 +137,7 @@ def matrix_rows(runs: Sequence[dict[str, Any]]) -> list[Row]:
             if figures is not None:
                 cache[run["scenario"]["name"]] = figures
         dates = sorted({r["started"][:10] for r in group})
-        rows.append(
-            Row(name, version, group[0]["harness"]["api"], ", ".join(dates), cells, cache)
-        )
+        rows.append(Row(name, version, group[0]["harness"]["api"], ", ".join(dates), cells, cache))
     return rows
 
 

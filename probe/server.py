@@ -108,7 +108,9 @@ class MockModel:
 
     def pause_before(self, step: int | None) -> None:
         """The first request of a turn that pauses moves the cache's clock on, once."""
-        seconds = self.script.pauses.get(step) if step is not None else None
+        if step is None:
+            return
+        seconds = self.script.pauses.get(step)
         with self.lock:
             if not seconds or step in self.paused:
                 return

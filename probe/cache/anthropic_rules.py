@@ -235,18 +235,25 @@ class _Session:
         return Outcome(figures, None, held, shortfall, read_from, expired)
 
     def expired(self, index: int, read: int) -> Expiry | None:
-        """The longest entry this request holds the prefix of that had expired by its start."""
+        """The longest entry this request holds the prefix of that had expired by its start,
+        with the longest of each other lifetime that had too."""
         request, hashes = self.requests[index], self.chains[index]
-        cum = request.unit_tokens_through
+        cum, t = request.unit_tokens_through, request.time
+        found: list[tuple[int, _Entry]] = []
         for p in range(len(hashes) - 1, -1, -1):
             if cum[p] <= read:
-                return None
+                break
             entry = self.store.get((request.model, hashes[p]))
-            if entry is not None and entry.written_at < request.time and entry.expires <= request.time:
-                lifetime = _seconds(entry.ttl)
-                idle = request.time - (entry.expires - lifetime)
-                return Expiry(entry.used_by, request.units[p].path, lifetime, idle, cum[p])
-        return None
+            if entry is not None and entry.written_at < t and entry.expires <= t:
+                if all(e.ttl != entry.ttl for _, e in found):
+                    found.append((p, entry))
+        if not found:
+            return None
+        (p, entry), rest = found[0], found[1:]
+        lifetime = _seconds(entry.ttl)
+        also = tuple((request.units[q].path, _seconds(e.ttl), cum[q]) for q, e in rest)
+        idle = t - (entry.expires - lifetime)
+        return Expiry(entry.used_by, request.units[p].path, lifetime, idle, cum[p], also)
 
     def shortfall(
         self,

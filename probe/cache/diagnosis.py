@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .cause import ANCHORS, Cause
 from .classify import content_cause
 from .loss import NONE, Loss, measure_loss
-from .outcome import Expiry, Outcome
+from .outcome import Expiry, Outcome, lifetime_label
 from .prefix import best_earlier
 from .provider import Provider, Scope
 from .request import CacheRequest, request_name
@@ -54,10 +54,16 @@ def _forks(provider: Provider, earlier: CacheRequest, later: CacheRequest) -> li
 
 def _expired(requests: Sequence[CacheRequest], expiry: Expiry) -> Cause:
     mark = f" with its mark at {expiry.unit}" if expiry.unit else ""
+    also = "".join(
+        f"; so did the entry of {tokens:,} tokens{f' at {unit}' if unit else ''}, which lives "
+        f"{lifetime_label(lifetime)}"
+        for unit, lifetime, tokens in expiry.also
+    )
     detail = (
         f"the entry of {expiry.tokens:,} tokens {request_name(requests, expiry.writer)} last "
         f"wrote or read{mark} lives {expiry.label}, and {_duration(expiry.idle)} passed "
-        "before this request: the provider dropped it (no harness's doing)"
+        f"before this request{also}: the provider dropped {'them' if also else 'it'} "
+        "(no harness's doing)"
     )
     return Cause("expired", ANCHORS["expired"], detail, expiry.unit)
 

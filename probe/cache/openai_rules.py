@@ -178,10 +178,8 @@ class _Session:
     def expired_prompt(self, index: int, machine: list[_Held], read: int) -> Expiry | None:
         """The held prompt sharing the most with this request past what it read, among those
         whose idle time ran out."""
-        request, t = self.requests[index], self.requests[index].time
-        dead = [
-            h for h in machine if self.requests[h.request].time < t and not self._alive(h, t)
-        ]
+        t = self.requests[index].time
+        dead = [h for h in machine if self.requests[h.request].time < t and not self._alive(h, t)]
         best = longest(self.requests, index, [h.request for h in dead])
         if best is None or best[1].tokens <= read:
             return None

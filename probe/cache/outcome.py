@@ -76,6 +76,8 @@ class Expiry:
     lifetime: float  # seconds
     idle: float  # seconds from its last use to this request
     tokens: int  # the prefix it held
+    # Shorter entries of other lifetimes that had expired too: (unit, lifetime, tokens).
+    also: tuple[tuple[str | None, float, int], ...] = ()
 
     @property
     def label(self) -> str:

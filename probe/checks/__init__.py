@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..events import command_message, unsupported
 from ..harness import ProbeRun
@@ -149,6 +150,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "caching declared",
         cache_markers,
         fails_when_short=True,
+        judges_refusals=True,
     ),
     CheckDef(
         "params-stable",
@@ -260,7 +262,24 @@ def _short(check: CheckDef, missing: list[Shortfall]) -> CheckResult:
     return _result(check, "error", missing[0].reason + more, shortfalls=len(missing))
 
 
+def _refusals(run: ProbeRun) -> list[dict[str, Any]]:
+    """The requests the provider refused, as the mock logged them."""
+    return [e for s in run.sessions for e in s.entries if e.get("kind") == "api-error"]
+
+
+def _nothing_answered(refused: list[dict[str, Any]]) -> str:
+    if not refused:
+        return "no request with tools reached the mock"
+    first = refused[0]
+    why = str(first.get("refused") or "refused by the API")
+    return (
+        f"the provider refused every request the harness sent ({len(refused)}); "
+        f"request {first.get('n')}: {why}"
+    )
+
+
 def judge_run(run: ProbeRun) -> Judgement:
+    refused = _refusals(run)
     said = [command_message(run.profile, turn) for turn in run.scenario.turns]
     splits = [split_requests(s, said) for s in run.sessions]
     sessions = [sent for sent, _ in splits]
@@ -280,8 +299,8 @@ def judge_run(run: ProbeRun) -> Judgement:
             result = _result(check, "not-testable", why)
         elif missing and not check.fails_when_short:
             result = _short(check, missing)
-        elif not any(sessions):
-            result = _result(check, "error", "no request with tools reached the mock")
+        elif not any(sessions) and not (refused and check.judges_refusals):
+            result = _result(check, "error", _nothing_answered(refused))
         else:
             try:
                 result = check.judge(check, run, sessions)

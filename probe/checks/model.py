@@ -59,6 +59,9 @@ class CheckDef:
     # A fail on what was sent stands though the run fell short of its scenario: what it saw (a
     # request the provider refused) no later request can undo. Otherwise a short run is `error`.
     fails_when_short: bool = False
+    # It judges the requests the provider refused too: a run whose every request was refused
+    # is its verdict, not a run with nothing to judge.
+    judges_refusals: bool = False
 
 
 def _process_of(n: int, processes: list[ProcessRun]) -> int | None:

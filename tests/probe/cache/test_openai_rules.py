@@ -145,7 +145,11 @@ def test_a_changing_tail_under_the_implicit_breakpoint_reads_nothing() -> None:
         for f in (o.figures for o in result.outcomes)
         if f
     ] == [(1050, 0, 1050), (1082, 0, 1082)]
-    assert kinds(result) == [[], ["message-rewritten", "breakpoint-missing"]]
+    # The rewrite is the cause: kept, the question would have held request 0's entry exactly,
+    # all 1,050 tokens of it.
+    assert kinds(result) == [[], ["message-rewritten"]]
+    rewritten = result.diagnoses[1]
+    assert rewritten is not None and rewritten.lost == 1050
     # The same session before GPT-5.6 reads the shared 1,040 tokens as 1,024.
     older = [(t, {**b, "model": "gpt-5.4"}) for t, b in timed]
     assert play("openai", "openai-chat", older)[1] == (1082, 1024, 0, 0)

@@ -17,7 +17,8 @@ def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
     body["output_config"] = {"effort": session.effort()}
     if "no-cache-marks" in session.faults:
         return body
-    body["system"][-1]["cache_control"] = MARK
+    hour = {**MARK, "ttl": "1h"} if "hour-mark" in session.faults else MARK
+    body["system"][-1]["cache_control"] = hour
     last = body["messages"][-1]
     if isinstance(last["content"], str):
         last["content"] = [{"type": "text", "text": last["content"]}]
