@@ -27,6 +27,7 @@ from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
 from .shapes import provider_for
+from .tolerance import Tolerance, parse_tolerance
 
 
 def _write(path: Path, text: str) -> None:
@@ -133,16 +134,19 @@ def matrix(
     out: TextIO,
     json: Path | None = None,
     compare: Path | None = None,
+    tolerance: str | None = None,
 ) -> int:
     """The matrix of `files`; with `compare`, every cell that changed since that earlier matrix
-    is marked and said, and the exit code is 1 when one got worse."""
+    is marked and said (better, worse, or within `tolerance` only changed), and the exit code is
+    1 when one got worse."""
+    judged_by = parse_tolerance(tolerance) if tolerance is not None else Tolerance()
     runs = [results.load(path) for path in files]
     if not runs:
         raise ProbeDataError("--matrix needs at least one results file")
     rows = matrix_rows(runs)
     comparison = None
     if compare is not None:
-        comparison = compare_rows(rows, load_matrix(compare), str(compare))
+        comparison = compare_rows(rows, load_matrix(compare), str(compare), judged_by)
     if json is not None:
         _write(json, dumps(matrix_data(rows), indent=2, ensure_ascii=False) + "\n")
     if html is not None:

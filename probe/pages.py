@@ -9,7 +9,18 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .cache_view import bars, dollars, percent
-from .matrix import RANK, SYMBOL, Change, Comparison, Row, cache_scenarios, columns, money
+from .matrix import (
+    RANK,
+    SYMBOL,
+    Change,
+    Comparison,
+    Row,
+    cache_scenarios,
+    columns,
+    counts_said,
+    money,
+)
+from .tolerance import CHANGED
 
 
 def _environment() -> Environment:
@@ -52,9 +63,15 @@ def matrix_html(rows: Sequence[Row], comparison: Comparison | None = None) -> st
             changes=comparison.of if comparison else (lambda row: {}),
             is_new=lambda row: comparison is not None and _is_new(row, comparison),
             said=_changes_said(comparison) if comparison else "",
+            moved=_moved_class,
+            way=lambda change: "" if change.direction == CHANGED else f"{change.direction}, ",
             rank=RANK,
         )
     )
+
+
+def _moved_class(change: Change) -> str:
+    return "changed" if change.direction == CHANGED else f"changed {change.direction}"
 
 
 def _md(text: str) -> str:
@@ -80,7 +97,7 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
         for check_id, _, _ in cols:
             cell = row.cells.get(check_id)
             text = "" if cell is None else f"{SYMBOL[cell.verdict]} {cell.summary}"
-            cells.append(_shown(text, changed.get(check_id)) if cell else "")
+            cells.append(_shown(text, changed.get(check_id), verdict=True) if cell else "")
         for scenario in scenarios:
             figures = row.cache.get(scenario)
             if figures is None:
@@ -101,12 +118,13 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
     return text
 
 
-def _shown(text: str, change: Change | None) -> str:
-    """A markdown cell, with what it was when it changed since the earlier matrix."""
+def _shown(text: str, change: Change | None, verdict: bool = False) -> str:
+    """A markdown cell, with which way it moved and what it was since the earlier matrix."""
     if change is None:
         return _md(text)
-    mark = "**worse**, " if change.worse else ""
-    return _md(f"{text} ({mark}was {change.was})")
+    was = f"{SYMBOL[change.was]} {change.was}" if verdict else change.was
+    mark = "" if change.direction == CHANGED else f"**{change.direction}**, "
+    return _md(f"{text} ({mark}was {was})")
 
 
 def _is_new(row: Row, comparison: Comparison) -> bool:
@@ -114,8 +132,7 @@ def _is_new(row: Row, comparison: Comparison) -> bool:
 
 
 def _changes_said(comparison: Comparison) -> str:
-    changed = sum(len(cells) for cells in comparison.changes.values())
-    parts = [f"{changed} cells changed, {comparison.worse} of them for the worse"]
+    parts = [counts_said(comparison)]
     if comparison.new_rows:
         parts.append(f"{len(comparison.new_rows)} new rows")
     if comparison.gone_rows:

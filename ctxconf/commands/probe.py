@@ -78,7 +78,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="OLD_MATRIX.json",
         help="with --matrix: mark every cell that changed since this earlier matrix (written by "
-        "--matrix … --json); exit 1 when one got worse",
+        "--matrix … --json), better, worse or only changed; exit 1 when one got worse",
+    )
+    parser.add_argument(
+        "--tolerance",
+        metavar="PERCENT%,TOKENS,DOLLARS",
+        help="with --compare: how far tokens re-read and a cost may move, past both a share of "
+        "what they were and a floor, before they count as better or worse; a hit rate, by the "
+        "share in points (default: 5%%,100,0.0001)",
     )
     parser.add_argument("--list", action="store_true", help="list bundled harnesses and scenarios")
     outputs = parser.add_argument_group(
@@ -99,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     from ctxconf.probe.errors import ProbeDataError
 
     try:
+        if args.tolerance is not None and args.compare is None:
+            print("ctxconf probe: --tolerance goes with --compare", file=sys.stderr)
+            return EXIT_USAGE
         if args.list:
             return list_bundled(sys.stdout)
         _check_outputs(args)
@@ -110,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 out=sys.stdout,
                 json=args.json,
                 compare=args.compare,
+                tolerance=args.tolerance,
             )
         if args.compare is not None:
             print("ctxconf probe: --compare goes with --matrix", file=sys.stderr)
