@@ -1,5 +1,7 @@
 """The repository's composite action (action.yml): GitHub's schema accepts it, every input it
-reads is declared, and its script runs `ctxconf run` and `ctxconf probe` as its inputs say."""
+reads is declared, ctxconf runs from a virtual environment of its own without changing the
+job's `python3` or `node`, and its script runs `ctxconf run` and `ctxconf probe` as its inputs
+say."""
 
 from __future__ import annotations
 
@@ -51,6 +53,39 @@ def test_every_input_the_action_reads_is_declared_and_none_is_pasted_into_a_scri
         assert "${{" not in step.get("run", ""), "an input pasted into a script can run as code"
 
 
+def _steps() -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = _action()["runs"]["steps"]
+    return steps
+
+
+def test_no_step_puts_a_python_or_a_node_on_the_path_of_later_steps() -> None:
+    for step in _steps():
+        uses = step.get("uses", "")
+        if uses.startswith("actions/setup-python@"):
+            # Its default, update-environment true, puts its python3 first on PATH for every
+            # later step of the job: a Python harness would run on ctxconf's interpreter.
+            assert step.get("with", {}).get("update-environment") is False, step
+        assert not uses.startswith("actions/setup-node@"), step
+        script = step.get("run", "")
+        for changes_later_steps in ("GITHUB_PATH", "GITHUB_ENV", "activate"):
+            assert changes_later_steps not in script, (changes_later_steps, script)
+
+
+def test_ctxconf_is_installed_into_its_own_venv_and_run_by_its_path() -> None:
+    (python,) = (s for s in _steps() if s.get("id") == "python")
+    (install,) = (s for s in _steps() if "pip install" in s.get("run", ""))
+    (run,) = (s for s in _steps() if s.get("id") == "ctxconf")
+    venv = "${{ runner.temp }}/ctxconf-venv"
+    assert install["env"]["CTXCONF_VENV"] == run["env"]["CTXCONF_VENV"] == venv
+    assert install["env"]["CTXCONF_PYTHON"] == "${{ steps.python.outputs.python-path }}"
+    assert python["with"]["python-version"] == "${{ inputs.python-version }}"
+    lines = install["run"].splitlines()
+    assert '"$CTXCONF_PYTHON" -m venv "$CTXCONF_VENV"' in lines
+    assert any(line.startswith('"$CTXCONF_VENV/bin/python" -m pip install ') for line in lines)
+    invoked = re.findall(r"^\s*(\S*ctxconf\S*) \"\$\{args\[@\]\}\"$", run["run"], re.M)
+    assert invoked == ['"$CTXCONF_VENV/bin/ctxconf"'], invoked
+
+
 def _run_action(tmp_path: Path, **inputs: str) -> tuple[subprocess.CompletedProcess[str], Path]:
     """The action's script as GitHub runs it: each input given, or its declared default."""
     script, env_template = _script()
@@ -58,15 +93,19 @@ def _run_action(tmp_path: Path, **inputs: str) -> tuple[subprocess.CompletedProc
     given = {name.replace("_", "-"): value for name, value in inputs.items()}
     env = {}
     for variable, expression in env_template.items():
+        if variable == "CTXCONF_VENV":
+            env[variable] = sys.prefix  # this test's venv stands for the action's own
+            continue
         (name,) = re.findall(r"inputs\.([\w-]+)", expression)
         env[variable] = given.get(name, str(declared[name].get("default", "")))
     output = tmp_path / "github-output"
-    bindir = str(Path(sys.executable).parent)  # where this venv's `ctxconf` is
+    # The job's PATH without this venv: the script must reach ctxconf by its path.
+    bindir = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != bindir)
     done = subprocess.run(
         ["bash", "-c", script],
         cwd=tmp_path,
-        env={**os.environ, **env, "GITHUB_OUTPUT": str(output),
-             "PATH": bindir + os.pathsep + os.environ["PATH"]},
+        env={**os.environ, **env, "GITHUB_OUTPUT": str(output), "PATH": path},
         capture_output=True,
         text=True,
         timeout=600,
