@@ -13,7 +13,7 @@ from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
-from .batch import pairs, probe_many
+from .batch import Pair, pairs, probe_many
 from .cache import load_prices
 from .cache_view import console_lines
 from .checks import judge_run
@@ -46,6 +46,7 @@ def probe(
     out: TextIO,
     provider: str | None = None,
     prices: Path | None = None,
+    folder: Path | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
@@ -53,9 +54,9 @@ def probe(
     table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
-    if html is None and json is None:
-        stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
-        html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
+    if html is None and json is None:  # named as a batch names each pair's files
+        stem = (folder or Path("reports")) / Pair(harness, scenario_name).stem
+        html, json = Path(f"{stem}.html"), Path(f"{stem}.json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
     run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
     judged = judge_run(run)
