@@ -40,7 +40,6 @@ def run_page(data: dict[str, Any]) -> str:
         .get_template("run.html.j2")
         .render(
             run=data,
-            symbol=SYMBOL,
             cache=[(s, bars(s)) for s in sessions],
             percent=percent,
             dollars=dollars,
@@ -55,7 +54,6 @@ def matrix_html(rows: Sequence[Row], comparison: Comparison | None = None) -> st
         .render(
             rows=rows,
             columns=columns(),
-            symbol=SYMBOL,
             scenarios=cache_scenarios(rows),
             percent=percent,
             money=money,

@@ -107,8 +107,9 @@ def test_the_matrix_gains_a_hit_rate_tokens_re_read_and_cost_per_scenario() -> N
     )
     assert row.endswith("| 25.0 % | 900 | $0.0123 | 50.0 % | 40 | $0.0123 |")
     html = matrix_html(rows)
-    assert '<td data-sort="0.25">25.0 %</td>' in html and '<td data-sort="900">900</td>' in html
-    assert '<td data-sort="0.0123">$0.0123</td>' in html
+    assert '<td data-sort="0.25" class="cache g0">25.0 %</td>' in html
+    assert '<td data-sort="900" class="cache g0">900</td>' in html
+    assert '<td data-sort="0.0123" class="cache g1">$0.0123</td>' in html
     assert 'class="sort">cost<br>midnight</button>' in html
 
 
