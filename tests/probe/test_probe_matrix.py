@@ -300,3 +300,26 @@ def test_a_tolerance_without_a_compare_is_refused(tmp_path: Path) -> None:
     results = _write(tmp_path, "r.json", _results("1.0.0", "pass", 0.5, 100))
     done = ctxconf("probe", "--matrix", results, "--tolerance", "5%,100,0.0001", expect=2)
     assert done.stderr == "ctxconf probe: --tolerance goes with --compare\n"
+
+
+@pytest.mark.slow  # plays the suite's own harness twice: with the date bug, then fixed
+def test_the_date_bug_fixed_in_a_small_harness_compares_as_better(tmp_path: Path) -> None:
+    from tests.probe.helpers import fake_profile
+
+    buggy = fake_profile(tmp_path, "chat", ("date-in-system",))
+    fixed = fake_profile(tmp_path, "chat")  # the date as a note on the next message
+    for profile, name in ((buggy, "before"), (fixed, "after")):
+        ctxconf("probe", "--harness", profile, "--scenario", "midnight",
+                "--json", tmp_path / f"{name}.json", expect=None)  # fmt: skip
+        ctxconf("probe", "--matrix", tmp_path / f"{name}.json",
+                "--json", tmp_path / f"{name}-matrix.json")  # fmt: skip
+    done = ctxconf("probe", "--matrix", tmp_path / "after.json",
+                   "--compare", tmp_path / "before-matrix.json")  # fmt: skip
+    better = [line for line in done.stdout.splitlines() if line.startswith("better: ")]
+    assert any("no date in the system prompt: fail → pass" in line for line in better), done
+    assert any("the new date as a note: fail → pass" in line for line in better), done
+    assert "worse: " not in done.stdout and ", 0 worse, " in done.stdout
+    # The other way round, the fix undone, is a regression.
+    undone = ctxconf("probe", "--matrix", tmp_path / "before.json",
+                     "--compare", tmp_path / "after-matrix.json", expect=1)  # fmt: skip
+    assert "worse: fake-chat 1.0.0, no date in the system prompt: pass → fail" in undone.stdout
