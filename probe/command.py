@@ -13,7 +13,7 @@ from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
-from .batch import pairs, probe_many
+from .batch import Pair, pairs, probe_many
 from .cache import load_prices
 from .cache_view import console_lines
 from .checks import judge_run
@@ -27,6 +27,7 @@ from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
 from .shapes import provider_for
+from .tolerance import Tolerance, parse_tolerance
 
 
 def _write(path: Path, text: str) -> None:
@@ -45,6 +46,7 @@ def probe(
     out: TextIO,
     provider: str | None = None,
     prices: Path | None = None,
+    folder: Path | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
@@ -52,9 +54,9 @@ def probe(
     table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)
-    if html is None and json is None:
-        stem = Path("reports") / f"probe-{profile.name}-{scenario.name}"
-        html, json = stem.with_suffix(".html"), stem.with_suffix(".json")
+    if html is None and json is None:  # named as a batch names each pair's files
+        stem = (folder or Path("reports")) / Pair(harness, scenario_name).stem
+        html, json = Path(f"{stem}.html"), Path(f"{stem}.json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
     run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
     judged = judge_run(run)
@@ -133,16 +135,19 @@ def matrix(
     out: TextIO,
     json: Path | None = None,
     compare: Path | None = None,
+    tolerance: str | None = None,
 ) -> int:
     """The matrix of `files`; with `compare`, every cell that changed since that earlier matrix
-    is marked and said, and the exit code is 1 when one got worse."""
+    is marked and said (better, worse, or within `tolerance` only changed), and the exit code is
+    1 when one got worse."""
+    judged_by = parse_tolerance(tolerance) if tolerance is not None else Tolerance()
     runs = [results.load(path) for path in files]
     if not runs:
         raise ProbeDataError("--matrix needs at least one results file")
     rows = matrix_rows(runs)
     comparison = None
     if compare is not None:
-        comparison = compare_rows(rows, load_matrix(compare), str(compare))
+        comparison = compare_rows(rows, load_matrix(compare), str(compare), judged_by)
     if json is not None:
         _write(json, dumps(matrix_data(rows), indent=2, ensure_ascii=False) + "\n")
     if html is not None:

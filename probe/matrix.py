@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from .cache_view import percent
 from .checks import CHECKS
 from .errors import ProbeDataError
 from .schemas import validate_data
+from .tolerance import BETTER, CHANGED, WORSE, Tolerance
 
 FORMAT = "ctxconf-probe-matrix"
 FORMAT_VERSION = 1
@@ -36,6 +36,7 @@ HOME_SCENARIO = {
 }
 SYMBOL = {"pass": "✅", "fail": "❌", "info": "🔎", "error": "⚠️", "not-testable": "—"}
 FAILING = frozenset({"fail", "error"})
+JUDGED = frozenset({"pass", "info"})  # a failing check that became one of these got better
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,11 @@ class Cell:
 
 @dataclass(frozen=True)
 class Figures:
-    """A scenario's cache figures in one row: hit rate, tokens re-read, cost (None: no price)."""
+    """A scenario's cache figures in one row: hit rate, tokens lost to the harness, cost (None:
+    no price)."""
 
     hit_rate: float | None
-    reread: int
+    lost: int  # tokens lost to the harness (the results' totals' `lost`)
     cost_usd: str | None
 
 
@@ -66,28 +68,45 @@ class Row:
 
 @dataclass(frozen=True)
 class Change:
-    """A cell that differs from the earlier matrix: what it was, and whether it got worse."""
+    """A cell that differs from the earlier matrix: what it was (a check's verdict, a figure as
+    shown), and which way it moved: `better`, `worse`, or only `changed` (a verdict that neither
+    started nor stopped failing, a figure that moved within the tolerance)."""
 
     was: str
-    worse: bool
+    direction: str
+
+    @property
+    def worse(self) -> bool:
+        return self.direction == WORSE
+
+    @property
+    def better(self) -> bool:
+        return self.direction == BETTER
 
 
 @dataclass(frozen=True)
 class Comparison:
     """What changed since an earlier matrix, by (harness, version) and column: a check's id, or
-    `hit_rate:SCENARIO`, `reread:SCENARIO`, `cost:SCENARIO`; and which rows are new or gone."""
+    `hit_rate:SCENARIO`, `lost:SCENARIO`, `cost:SCENARIO`; which rows are new or gone; and the
+    tolerance the figures were judged with."""
 
     against: str
     changes: dict[tuple[str, str], dict[str, Change]]
     new_rows: list[tuple[str, str]]
     gone_rows: list[tuple[str, str]]
+    tolerance: Tolerance = field(default_factory=Tolerance)
 
     def of(self, row: Row) -> dict[str, Change]:
         return self.changes.get((row.harness, row.version), {})
 
+    def count(self, direction: str) -> int:
+        return sum(
+            c.direction == direction for cells in self.changes.values() for c in cells.values()
+        )
+
     @property
     def worse(self) -> int:
-        return sum(c.worse for cells in self.changes.values() for c in cells.values())
+        return self.count(WORSE)
 
 
 def _better(check_id: str, cell: Cell, held: Cell) -> bool:
@@ -168,7 +187,7 @@ def to_data(rows: Sequence[Row], made: datetime | None = None) -> dict[str, Any]
                     for check, c in row.cells.items()
                 },
                 "cache": {
-                    scenario: {"hit_rate": f.hit_rate, "reread": f.reread, "cost_usd": f.cost_usd}
+                    scenario: {"hit_rate": f.hit_rate, "lost": f.lost, "cost_usd": f.cost_usd}
                     for scenario, f in row.cache.items()
                 },
             }
@@ -180,7 +199,8 @@ def to_data(rows: Sequence[Row], made: datetime | None = None) -> dict[str, Any]
 def _row_of(data: dict[str, Any]) -> Row:
     cells = {k: Cell(v["verdict"], v["summary"], v["scenario"]) for k, v in data["cells"].items()}
     cache = {
-        k: Figures(v["hit_rate"], v["reread"], v["cost_usd"]) for k, v in data["cache"].items()
+        k: Figures(v["hit_rate"], v.get("lost", v.get("reread", 0)), v["cost_usd"])
+        for k, v in data["cache"].items()
     }
     return Row(data["harness"], data["version"], data["api"], data["date"], cells, cache)
 
@@ -213,24 +233,30 @@ def _earlier_row(row: Row, old: Sequence[Row]) -> Row | None:
 def _cell_change(new: Cell | None, old: Cell | None) -> Change | None:
     if new is None or old is None or new.verdict == old.verdict:
         return None
-    worse = new.verdict in FAILING and old.verdict not in FAILING
-    return Change(f"{SYMBOL[old.verdict]} {old.verdict}", worse)
+    if new.verdict in FAILING and old.verdict not in FAILING:
+        return Change(old.verdict, WORSE)
+    if old.verdict in FAILING and new.verdict in JUDGED:
+        return Change(old.verdict, BETTER)
+    return Change(old.verdict, CHANGED)  # neither started nor stopped failing
 
 
-def _figure_changes(new: Figures, old: Figures, scenario: str) -> dict[str, Change]:
+def _figure_changes(
+    new: Figures, old: Figures, scenario: str, tolerance: Tolerance
+) -> dict[str, Change]:
     changes = {}
     if percent(new.hit_rate) != percent(old.hit_rate):
-        lower = (new.hit_rate or 0.0) < (old.hit_rate or 0.0)
-        changes[f"hit_rate:{scenario}"] = Change(percent(old.hit_rate), lower)
-    if new.reread != old.reread:
-        changes[f"reread:{scenario}"] = Change(f"{old.reread:,}", new.reread > old.reread)
+        moved = CHANGED
+        if new.hit_rate is not None and old.hit_rate is not None:
+            moved = tolerance.hit_rate_moved(old.hit_rate, new.hit_rate)
+        changes[f"hit_rate:{scenario}"] = Change(percent(old.hit_rate), moved)
+    if new.lost != old.lost:
+        moved = tolerance.tokens_moved(old.lost, new.lost)
+        changes[f"lost:{scenario}"] = Change(f"{old.lost:,}", moved)
     if new.cost_usd != old.cost_usd:
-        dearer = (
-            new.cost_usd is not None
-            and old.cost_usd is not None
-            and Decimal(new.cost_usd) > Decimal(old.cost_usd)
-        )
-        changes[f"cost:{scenario}"] = Change(money(old.cost_usd), dearer)
+        moved = CHANGED  # a price found or lost is no move of the cost
+        if new.cost_usd is not None and old.cost_usd is not None:
+            moved = tolerance.cost_moved(old.cost_usd, new.cost_usd)
+        changes[f"cost:{scenario}"] = Change(money(old.cost_usd), moved)
     return changes
 
 
@@ -238,7 +264,10 @@ def money(cost: str | None) -> str:
     return "no price" if cost is None else f"${cost}"
 
 
-def compare(rows: Sequence[Row], old: Sequence[Row], against: str) -> Comparison:
+def compare(
+    rows: Sequence[Row], old: Sequence[Row], against: str, tolerance: Tolerance | None = None
+) -> Comparison:
+    tolerance = tolerance or Tolerance()
     changes: dict[tuple[str, str], dict[str, Change]] = {}
     new_rows = []
     for row in rows:
@@ -253,42 +282,51 @@ def compare(rows: Sequence[Row], old: Sequence[Row], against: str) -> Comparison
                 found[check_id] = change
         for scenario, figures in row.cache.items():
             if scenario in earlier.cache:
-                found.update(_figure_changes(figures, earlier.cache[scenario], scenario))
+                found.update(_figure_changes(figures, earlier.cache[scenario], scenario, tolerance))
         if found:
             changes[(row.harness, row.version)] = found
     names = {row.harness for row in rows}
     gone = [(o.harness, o.version) for o in old if o.harness not in names]
-    return Comparison(against, changes, new_rows, gone)
+    return Comparison(against, changes, new_rows, gone, tolerance)
+
+
+ORDER = {WORSE: 0, BETTER: 1, CHANGED: 2}
+FIGURE_TITLES = {"hit_rate": "cache hit rate", "lost": "tokens lost", "cost": "cost"}
 
 
 def change_lines(rows: Sequence[Row], comparison: Comparison) -> list[str]:
-    """The changes as the console says them, the worse ones first."""
+    """The changes as the console says them, the worse ones first, then the better ones; the
+    rows new and gone; then the counts."""
     titles = {check_id: title for check_id, _, title in columns()}
-    lines: list[tuple[bool, str]] = []
+    lines: list[tuple[int, str]] = []
     for row in rows:
         for column, change in comparison.of(row).items():
-            what = titles.get(column) or column.replace(":", " in ", 1).replace("_", " ")
-            now = _now(row, column)
-            mark = "worse" if change.worse else "changed"
-            said = f"{mark}: {row.harness} {row.version}, {what}: {change.was} → {now}"
-            lines.append((not change.worse, said))
+            kind, _, scenario = column.partition(":")
+            what = titles.get(column) or f"{FIGURE_TITLES[kind]} in {scenario}"
+            said = f"{change.direction}: {row.harness} {row.version}, {what}: "
+            lines.append((ORDER[change.direction], said + f"{change.was} → {_now(row, column)}"))
     lines.sort(key=lambda pair: pair[0])
     out = [line for _, line in lines]
     out += [f"new: {harness} {version}" for harness, version in comparison.new_rows]
     out += [f"gone: {harness} {version}" for harness, version in comparison.gone_rows]
-    return out
+    return [*out, f"compared with {comparison.against}: {counts_said(comparison)}"]
+
+
+def counts_said(comparison: Comparison) -> str:
+    """`4 better, 0 worse, 2 changed (tolerance 5 %, 100 tokens, $0.0001)`."""
+    counts = ", ".join(f"{comparison.count(d)} {d}" for d in (BETTER, WORSE, CHANGED))
+    return f"{counts} (tolerance {comparison.tolerance.said()})"
 
 
 def _now(row: Row, column: str) -> str:
     if ":" not in column:
-        cell = row.cells[column]
-        return f"{SYMBOL[cell.verdict]} {cell.verdict}"
+        return row.cells[column].verdict
     kind, scenario = column.split(":", 1)
     figures = row.cache[scenario]
     if kind == "hit_rate":
         return percent(figures.hit_rate)
-    if kind == "reread":
-        return f"{figures.reread:,}"
+    if kind == "lost":
+        return f"{figures.lost:,}"
     return money(figures.cost_usd)
 
 
@@ -302,6 +340,7 @@ __all__ = [
     "change_lines",
     "columns",
     "compare",
+    "counts_said",
     "load",
     "matrix_rows",
     "money",

@@ -9,7 +9,18 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .cache_view import bars, dollars, lost_words, percent
-from .matrix import RANK, SYMBOL, Change, Comparison, Row, cache_scenarios, columns, money
+from .matrix import (
+    RANK,
+    SYMBOL,
+    Change,
+    Comparison,
+    Row,
+    cache_scenarios,
+    columns,
+    counts_said,
+    money,
+)
+from .tolerance import CHANGED
 
 
 def _environment() -> Environment:
@@ -29,7 +40,6 @@ def run_page(data: dict[str, Any]) -> str:
         .get_template("run.html.j2")
         .render(
             run=data,
-            symbol=SYMBOL,
             cache=[(s, bars(s)) for s in sessions],
             percent=percent,
             dollars=dollars,
@@ -45,7 +55,6 @@ def matrix_html(rows: Sequence[Row], comparison: Comparison | None = None) -> st
         .render(
             rows=rows,
             columns=columns(),
-            symbol=SYMBOL,
             scenarios=cache_scenarios(rows),
             percent=percent,
             money=money,
@@ -53,9 +62,15 @@ def matrix_html(rows: Sequence[Row], comparison: Comparison | None = None) -> st
             changes=comparison.of if comparison else (lambda row: {}),
             is_new=lambda row: comparison is not None and _is_new(row, comparison),
             said=_changes_said(comparison) if comparison else "",
+            moved=_moved_class,
+            way=lambda change: "" if change.direction == CHANGED else f"{change.direction}, ",
             rank=RANK,
         )
     )
+
+
+def _moved_class(change: Change) -> str:
+    return "changed" if change.direction == CHANGED else f"changed {change.direction}"
 
 
 def _md(text: str) -> str:
@@ -71,7 +86,7 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
     for scenario in scenarios:
         head += [
             f"cache hit rate ({scenario})",
-            f"tokens re-read ({scenario})",
+            f"tokens lost ({scenario})",
             f"cost ({scenario})",
         ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -81,7 +96,7 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
         for check_id, _, _ in cols:
             cell = row.cells.get(check_id)
             text = "" if cell is None else f"{SYMBOL[cell.verdict]} {cell.summary}"
-            cells.append(_shown(text, changed.get(check_id)) if cell else "")
+            cells.append(_shown(text, changed.get(check_id), verdict=True) if cell else "")
         for scenario in scenarios:
             figures = row.cache.get(scenario)
             if figures is None:
@@ -89,7 +104,7 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
                 continue
             cells += [
                 _shown(percent(figures.hit_rate), changed.get(f"hit_rate:{scenario}")),
-                _shown(f"{figures.reread:,}", changed.get(f"reread:{scenario}")),
+                _shown(f"{figures.lost:,}", changed.get(f"lost:{scenario}")),
                 _shown(money(figures.cost_usd), changed.get(f"cost:{scenario}")),
             ]
         name = row.harness + (" (new)" if comparison and _is_new(row, comparison) else "")
@@ -102,12 +117,13 @@ def matrix_markdown(rows: Sequence[Row], comparison: Comparison | None = None) -
     return text
 
 
-def _shown(text: str, change: Change | None) -> str:
-    """A markdown cell, with what it was when it changed since the earlier matrix."""
+def _shown(text: str, change: Change | None, verdict: bool = False) -> str:
+    """A markdown cell, with which way it moved and what it was since the earlier matrix."""
     if change is None:
         return _md(text)
-    mark = "**worse**, " if change.worse else ""
-    return _md(f"{text} ({mark}was {change.was})")
+    was = f"{SYMBOL[change.was]} {change.was}" if verdict else change.was
+    mark = "" if change.direction == CHANGED else f"**{change.direction}**, "
+    return _md(f"{text} ({mark}was {was})")
 
 
 def _is_new(row: Row, comparison: Comparison) -> bool:
@@ -115,8 +131,7 @@ def _is_new(row: Row, comparison: Comparison) -> bool:
 
 
 def _changes_said(comparison: Comparison) -> str:
-    changed = sum(len(cells) for cells in comparison.changes.values())
-    parts = [f"{changed} cells changed, {comparison.worse} of them for the worse"]
+    parts = [counts_said(comparison)]
     if comparison.new_rows:
         parts.append(f"{len(comparison.new_rows)} new rows")
     if comparison.gone_rows:

@@ -1,5 +1,5 @@
-"""The recipes of docs/ci.md run as written: workflows GitHub accepts, ctxconf pinned, and the
-pre-commit hook run for real against a clone of this repository."""
+"""The recipes of docs/ci.md run as written: workflows GitHub accepts, and the pre-commit hook
+run for real against a clone of this repository (the pin they share: tests/test_ci_pin.py)."""
 
 from __future__ import annotations
 
@@ -71,9 +71,9 @@ def _pins() -> list[str]:
         step["run"]
         for workflow in _workflows().values()
         for step in _steps(workflow)
-        if "pip install" in step.get("run", "")
+        if re.search(r"pip install .*ctxconf", step.get("run", ""))  # not a harness's own
     ]
-    assert installs, "the workflows install nothing"
+    assert installs, "the workflows install no ctxconf"
     pins = []
     for line in installs:
         found = re.search(r"ctxconf @ git\+https://\S+@(?P<ref>[^\s\"]+)", line)
@@ -90,27 +90,6 @@ def _pins() -> list[str]:
     (repo,) = config["repos"]
     assert repo["repo"].startswith("https://"), repo
     return [*pins, str(repo["rev"])]
-
-
-def test_every_recipe_pins_one_commit_of_this_repository() -> None:
-    pins = set(_pins())
-    assert len(pins) == 1, pins
-    (pin,) = pins
-    # No tag: a tag the repository does not have is a recipe that cannot install.
-    assert re.fullmatch(r"[0-9a-f]{40}", pin), f"{pin}: not a full commit hash"
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout: the pinned commit cannot be looked up")
-    if _git(ROOT, "rev-parse", "--is-shallow-repository") == "true":
-        pytest.skip("a shallow clone may not hold the pinned commit")
-    found = subprocess.run(
-        ["git", "cat-file", "-e", f"{pin}^{{commit}}"], cwd=ROOT, capture_output=True, timeout=60
-    )
-    assert found.returncode == 0, f"{pin} is no commit of this repository"
-    # The recipes that use the action need it at the pinned commit.
-    action = subprocess.run(
-        ["git", "cat-file", "-e", f"{pin}:action.yml"], cwd=ROOT, capture_output=True, timeout=60
-    )
-    assert action.returncode == 0, f"{pin} has no action.yml"
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         type=Path,
         metavar="DIR",
-        help="with several harnesses or scenarios, or --jobs: where each pair's "
-        "HARNESS-SCENARIO.{json,html,txt} goes (default: reports)",
+        help="where each pair of harness and scenario writes HARNESS-SCENARIO.{json,html} (and, "
+        "with several or --jobs, .txt); default: reports",
     )
     parser.add_argument(
         "--bin",
@@ -78,11 +78,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="OLD_MATRIX.json",
         help="with --matrix: mark every cell that changed since this earlier matrix (written by "
-        "--matrix … --json); exit 1 when one got worse",
+        "--matrix … --json), better, worse or only changed; exit 1 when one got worse",
+    )
+    parser.add_argument(
+        "--tolerance",
+        metavar="PERCENT%,TOKENS,DOLLARS",
+        help="with --compare: how far tokens re-read and a cost may move, past both a share of "
+        "what they were and a floor, before they count as better or worse; a hit rate, by the "
+        "share in points (default: 5%%,100,0.0001)",
     )
     parser.add_argument("--list", action="store_true", help="list bundled harnesses and scenarios")
     outputs = parser.add_argument_group(
-        "outputs", "with none of these: reports/probe-HARNESS-SCENARIO.{json,html}"
+        "outputs", "one probe's files (with neither: HARNESS-SCENARIO.{json,html} under --out)"
     )
     outputs.add_argument("--html", type=Path, metavar="PATH", help="write the HTML page")
     outputs.add_argument(
@@ -99,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     from ctxconf.probe.errors import ProbeDataError
 
     try:
+        if args.tolerance is not None and args.compare is None:
+            print("ctxconf probe: --tolerance goes with --compare", file=sys.stderr)
+            return EXIT_USAGE
         if args.list:
             return list_bundled(sys.stdout)
         _check_outputs(args)
@@ -110,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 out=sys.stdout,
                 json=args.json,
                 compare=args.compare,
+                tolerance=args.tolerance,
             )
         if args.compare is not None:
             print("ctxconf probe: --compare goes with --matrix", file=sys.stderr)
@@ -121,9 +132,6 @@ def run(args: argparse.Namespace) -> int:
         if _is_batch(args):
             jobs = 1 if args.jobs is None else args.jobs  # --jobs 0 is refused, not taken as 1
             return probe_all(args.harness, scenarios, jobs, args.out, _passed_on(args))
-        if args.out is not None:
-            print("ctxconf probe: --out goes with several pairs or --jobs", file=sys.stderr)
-            return EXIT_USAGE
         return probe(
             args.harness[0],
             scenarios[0],
@@ -135,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             out=sys.stdout,
             provider=args.provider,
             prices=args.prices,
+            folder=args.out,
         )
     except CtxconfError as e:
         print(f"ctxconf probe: {e.describe()}", file=sys.stderr)
@@ -176,10 +185,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
     if args.compare is not None:
         reads.append(("--compare", args.compare))
     check_outputs(outputs, reads=reads)
-    if (_is_batch(args) or args.out) and (args.html is not None or args.json is not None):
+    if _is_batch(args) and (args.html is not None or args.json is not None):
         raise CtxconfError(
             "--html and --json name one probe's files; with several, give --out DIR",
             hint="each pair writes DIR/HARNESS-SCENARIO.{json,html,txt}",
+        )
+    if args.out is not None and (args.html is not None or args.json is not None):
+        raise CtxconfError(
+            "--out names a folder for the files a probe names itself; --html and --json name "
+            "them one by one: give one or the other",
+            hint="with --out DIR a probe writes DIR/HARNESS-SCENARIO.{json,html}",
         )
     if args.harness and not args.matrix and args.html is None and args.json is None:
         check_folder(args.out or Path("reports"))  # where the probe writes by default

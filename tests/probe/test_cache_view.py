@@ -1,5 +1,5 @@
 """The cache figures where people look: the console's line, the run page's bars and causes, and
-the matrix's hit rate and tokens re-read per scenario."""
+the matrix's hit rate and tokens lost per scenario."""
 
 from __future__ import annotations
 
@@ -127,13 +127,14 @@ def test_the_matrix_gains_a_hit_rate_tokens_re_read_and_cost_per_scenario() -> N
     markdown = matrix_markdown(rows)
     head, _, row = markdown.splitlines()[:3]
     assert head.endswith(
-        "| cache hit rate (basic) | tokens re-read (basic) | cost (basic) "
-        "| cache hit rate (midnight) | tokens re-read (midnight) | cost (midnight) |"
+        "| cache hit rate (basic) | tokens lost (basic) | cost (basic) "
+        "| cache hit rate (midnight) | tokens lost (midnight) | cost (midnight) |"
     )
     assert row.endswith("| 25.0 % | 900 | $0.0123 | 50.0 % | 40 | $0.0123 |")
     html = matrix_html(rows)
-    assert '<td data-sort="0.25">25.0 %</td>' in html and '<td data-sort="900">900</td>' in html
-    assert '<td data-sort="0.0123">$0.0123</td>' in html
+    assert '<td data-sort="0.25" class="cache g0">25.0 %</td>' in html
+    assert '<td data-sort="900" class="cache g0">900</td>' in html
+    assert '<td data-sort="0.0123" class="cache g1">$0.0123</td>' in html
     assert 'class="sort">cost<br>midnight</button>' in html
 
 

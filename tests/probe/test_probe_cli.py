@@ -200,3 +200,37 @@ def test_a_provider_that_does_not_serve_the_harnesss_shape_is_refused_before_it_
     done = ctxconf("probe", "--harness", profile, "--provider", "openai", expect=2)
     assert "provider 'openai' serves openai-chat, openai-responses, not the gemini" in done.stderr
     assert not (tmp_path / "logs").exists()
+
+
+def _missing_profile(folder: Path) -> Path:
+    """A profile whose harness is not installed: a results file in a moment, no harness run."""
+    profile = folder / "own-harness.yaml"
+    drive = {"mode": "per-turn", "command": ["no-such-harness-binary"], "resume": ["x"]}
+    profile.write_text(json.dumps({"name": "missing", "description": "absent", "api": "anthropic",
+                                   "drive": drive}))  # fmt: skip
+    return profile
+
+
+def test_one_probe_names_its_files_as_a_batch_does_under_reports(tmp_path: Path) -> None:
+    profile = _missing_profile(tmp_path)
+    ctxconf("probe", "--harness", profile, "--scenario", "midnight", cwd=tmp_path, expect=1)
+    written = sorted(p.name for p in (tmp_path / "reports").iterdir() if p.is_file())
+    assert written == ["own-harness-midnight.html", "own-harness-midnight.json"]
+    data = json.loads((tmp_path / "reports" / "own-harness-midnight.json").read_text())
+    assert data["harness"]["name"] == "missing"  # the file is named as the command line named it
+
+
+def test_one_probe_writes_under_out(tmp_path: Path) -> None:
+    profile = _missing_profile(tmp_path)
+    ctxconf("probe", "--harness", profile, "--out", tmp_path / "out", cwd=tmp_path, expect=1)
+    assert (tmp_path / "out" / "own-harness-basic.json").is_file()
+    assert (tmp_path / "out" / "own-harness-basic.html").is_file()
+    assert not (tmp_path / "reports").exists()
+
+
+def test_out_and_a_file_of_one_probe_are_one_or_the_other(tmp_path: Path) -> None:
+    profile = _missing_profile(tmp_path)
+    done = ctxconf("probe", "--harness", profile, "--out", tmp_path / "out", "--json",
+                   tmp_path / "r.json", expect=2)  # fmt: skip
+    assert "--out names a folder" in done.stderr and done.stderr.count("\n") <= 2
+    assert not (tmp_path / "out").exists() and not (tmp_path / "r.json").exists()

@@ -63,6 +63,7 @@ def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None
         "basic",
         "compact",
         "crash-mid-call",
+        "idle",
         "instructions-edited",
         "long-session",
         "mcp-late",
@@ -71,6 +72,8 @@ def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None
         "plan-mode",
         "two-days",
     ]
+    # The idle scenario's pauses come before its second and third turns, on the provider's clock.
+    assert load_scenario("idle").pauses() == {2: 360.0, 4: 3660.0}
     labels = {s.label for s in load_scenario("basic").steps()}
     assert {"read", "reread", "long-output"} <= labels
     assert len(load_scenario("two-days").sessions) == 2
