@@ -1,8 +1,12 @@
-"""What broke the cache across probe results, costliest first: for each kind of cause, the
-tokens the requests it broke shared with an earlier one the cache still held yet did not read,
-priced at the difference between the input and the cache-read price of the request's model.
+"""What broke the cache across probe results, costliest first: for each kind of cause, the tokens
+its requests lost to the harness (what keeping the earlier prefix and marks would have read more)
+and what they cost at the price they were billed, from each results file's own figures; beside
+them, what lifetimes and rounding took, which no harness could keep.
 
-    python tools/cache_causes.py ~/harnesses/reports/*.json [--prices tools/matrix-prices.json]
+    python tools/cache_causes.py ~/harnesses/reports/*.json
+
+The results file prices each request at the table it was probed with (`ctxconf probe --prices`);
+a request without a price counts its tokens and no dollars.
 """
 
 from __future__ import annotations
@@ -13,19 +17,14 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-from ctxconf.probe.cache.prices import load_prices
-
-MILLION = Decimal(1_000_000)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path)
-    parser.add_argument("--prices", type=Path)
     args = parser.parse_args()
-    table = load_prices(args.prices)
     lost: dict[str, int] = defaultdict(int)
     cost: dict[str, Decimal] = defaultdict(Decimal)
+    other: dict[str, int] = defaultdict(int)
     runs: dict[str, set[str]] = defaultdict(set)
     anchors: dict[str, set[str]] = defaultdict(set)
     for path in args.results:
@@ -36,21 +35,20 @@ def main() -> None:
         for session in (data.get("cache") or {}).get("sessions", []):
             for request in session["requests"]:
                 diagnosis = request.get("diagnosis")
-                if not diagnosis or not diagnosis["lost"]:
+                if not diagnosis or not (diagnosis["lost"] or diagnosis["lost_other"]):
                     continue
                 kind = " + ".join(sorted({c["kind"] for c in diagnosis["causes"]}))
                 lost[kind] += diagnosis["lost"]
-                price = table.find(session["provider"], request["model"])
-                if price is not None:
-                    cost[kind] += diagnosis["lost"] * (price.input - price.cache_read) / MILLION
+                other[kind] += diagnosis["lost_other"]
+                cost[kind] += Decimal(diagnosis["lost_usd"] or 0)
                 runs[kind].add(run)
                 anchors[kind] |= {c["anchor"] or "—" for c in diagnosis["causes"]}
-    print("| cause | rules | tokens re-read | their cost | runs |")
-    print("|---|---|---:|---:|---|")
-    for kind in sorted(lost, key=lambda k: (-cost[k], -lost[k])):
+    print("| cause | rules | tokens lost | their cost | lost to lifetimes and rounding | runs |")
+    print("|---|---|---:|---:|---:|---|")
+    for kind in sorted(lost, key=lambda k: (-cost[k], -lost[k], -other[k])):
         rules = ", ".join(f"`{a}`" for a in sorted(anchors[kind]))
         print(
-            f"| {kind} | {rules} | {lost[kind]:,} | ${cost[kind]:.4f} | "
+            f"| {kind} | {rules} | {lost[kind]:,} | ${cost[kind]:.4f} | {other[kind]:,} | "
             + ", ".join(sorted(runs[kind]))
             + " |"
         )

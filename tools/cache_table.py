@@ -1,5 +1,5 @@
 """The cache figures of a probe matrix as one compact table: a row per harness and version, a
-cell per scenario with the hit rate, the tokens re-read and the cost.
+cell per scenario with the hit rate, the tokens lost to the harness and the cost.
 
     python tools/cache_table.py ~/harnesses/reports/matrix.json
 
@@ -14,7 +14,7 @@ from typing import Any
 
 ORDER = (
     "basic", "two-days", "midnight", "crash-mid-call", "instructions-edited", "mcp-late",
-    "plan-mode", "model-switch", "compact", "long-session",
+    "plan-mode", "model-switch", "compact", "long-session", "idle",
 )  # fmt: skip
 
 
@@ -24,7 +24,8 @@ def _cell(figures: dict[str, Any] | None) -> str:
     rate = figures["hit_rate"]
     shown = "—" if rate is None else f"{rate * 100:.1f} %"
     cost = "no price" if figures["cost_usd"] is None else f"${float(figures['cost_usd']):.4f}"
-    return f"{shown} · {figures['reread']:,} · {cost}"
+    lost = figures.get("lost", figures.get("reread", 0))  # "reread" in an older matrix
+    return f"{shown} · {lost:,} · {cost}"
 
 
 def table(matrix: dict[str, Any]) -> str:
