@@ -4,13 +4,14 @@ missing mark; each figure as the provider's lifetimes give it."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxconf.probe import results
-from ctxconf.probe.checks import CheckResult, judge_run
+from ctxconf.probe.checks import judge_run
 from ctxconf.probe.harness import ProbeRun, run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
@@ -28,7 +29,7 @@ def _data(run: ProbeRun) -> dict[str, Any]:
     return results.to_data(run, judge_run(run), [])
 
 
-def _checks(data: dict[str, Any]) -> dict[str, CheckResult]:
+def _checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["id"]: c for c in data["checks"]}
 
 
@@ -46,7 +47,7 @@ def test_an_hour_s_mark_outlives_six_minutes_and_not_sixty_one(tmp_path: Path) -
     data = _data(run)
     rows = data["cache"]["sessions"][0]["requests"]
     times = _times(run)
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     # Two requests a turn (the call, then the answer): the pauses come before requests 3 and 5.
     assert len(rows) == 6 and [round(g) >= 360 for g in gaps] == [False, True, False, True, False]
     assert gaps[3] >= 3660
