@@ -79,6 +79,20 @@ def test_a_fifth_mark_is_refused_and_recorded_with_the_apis_message(tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_a_run_whose_every_request_is_refused_says_so(tmp_path: Path) -> None:
+    # Five marks on every request: each is refused with the API's 400, none is answered. The
+    # cache check names the refusal; the others have nothing answered to judge.
+    checks = _checks(_probe(tmp_path / "run", "anthropic", ("five-marks-always",)))
+    markers = checks["cache-markers"]
+    assert markers.verdict == "fail", markers
+    assert markers.summary == (
+        "request 1 was refused: A maximum of 4 blocks with cache_control may be provided. "
+        "Found 5."
+    )
+    assert checks["system-once"].verdict == "error"
+
+
+@pytest.mark.slow
 def test_a_key_made_anew_by_each_process_reads_nothing_in_the_second(tmp_path: Path) -> None:
     run = _probe(tmp_path / "run", "chat", ("moving-cache-key",))
     process = [p.last_request for p in run.sessions[0].processes]

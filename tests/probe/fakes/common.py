@@ -12,7 +12,9 @@ message, dropped from it in the next request), changing-tools (a tool more on ev
 uncapped (a long output passed whole), ignore-usage (no cached tokens in the output).
 Faults of caching, where the shape has the field: no-cache-marks (Anthropic: no
 `cache_control` at all), fifth-mark (Anthropic: a mark on the system prompt, every tool and the
-last block of each of the last two messages, five from the second request on), moving-cache-key
+last block of each of the last two messages, five from the second request on),
+five-marks-always (Anthropic: the system prompt, every tool, and the last message's text marked
+again in a block of its own: five on every request, so every one is refused), moving-cache-key
 (OpenAI: a `prompt_cache_key` made anew by each process), changing-effort (the reasoning effort,
 or Gemini's thinking budget, alternating between requests).
 
@@ -66,6 +68,7 @@ FAULTS = (
     "stripped-results",
     "no-cache-marks",
     "fifth-mark",
+    "five-marks-always",
     "moving-cache-key",
     "changing-effort",
     # Not a fault: the system prompt's mark asks for an hour (Anthropic), the last block's for

@@ -23,6 +23,10 @@ def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
     if isinstance(last["content"], str):
         last["content"] = [{"type": "text", "text": last["content"]}]
     last["content"][-1]["cache_control"] = MARK
+    if "five-marks-always" in session.faults:
+        for tool in body["tools"]:
+            tool["cache_control"] = MARK
+        last["content"].append({"type": "text", "text": "(again)", "cache_control": MARK})
     if "fifth-mark" in session.faults:
         for tool in body["tools"]:
             tool["cache_control"] = MARK
