@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..texts import Texts
+from .body import Params, Prompt, canonical_body, request_body
 from .config import PrefixConfig
 from .usage import Usage, normalise_usage
 
@@ -79,6 +80,8 @@ class PrefixSession:
         files: Iterable[tuple[str, str]] = (),
         mcp: Sequence[McpServer] = (),
         base: str = "",
+        params: Params = Params(),
+        session: str | None = None,
     ) -> None:
         self.config = config if config is not None else PrefixConfig.load()
         self._texts = self.config.texts
@@ -104,6 +107,12 @@ class PrefixSession:
         self._history: list[str] = []  # the user messages as sent, since the last compaction
         self._wrapping_up = False
         self._usage: list[Usage] = []
+        self._wanted = params  # the cache parameters asked for, made at the next making
+        self._params = params
+        # rule: pfx.cache.key
+        # One key for the session, from its id: a restart, a compaction or a switch keeps it.
+        self._key = None if session is None else self._texts.render("cache_key", session=session)
+        self._latest: Prompt | None = None  # the latest request, as the cache reads it
 
     # -- what happens in the session -------------------------------------------------------
 
@@ -128,6 +137,11 @@ class PrefixSession:
     def edit_plan(self, plan: str) -> None:
         """The plan as the person edited it."""
         self._plan = plan
+
+    def set_params(self, changes: Mapping[str, str]) -> None:
+        """Other cache parameters (`tool_choice`, `effort`), sent from the next making on."""
+        # rule: pfx.cache.params-wait
+        self._wanted = self._wanted.updated(changes)
 
     def withdraw(self, tools: Iterable[str]) -> None:
         """Tools that can no longer run: still offered until the tool list is made again."""
@@ -211,6 +225,31 @@ class PrefixSession:
 
     # -- what the session shows ------------------------------------------------------------
 
+    def body(self, provider: str) -> str:
+        """The latest request as `provider`'s body, its cache marks and parameters."""
+        if self._latest is None:
+            raise ValueError("no request has been sent in this session")
+        return canonical_body(request_body(provider, self._latest, self.config.cache))
+
+    def aside_body(self, provider: str, text: str) -> str:
+        """A side request (a title, a summary, a question asked aside) as `provider`'s body: the
+        loop's prefix and history, then its own prompt; the history does not keep it."""
+        if self._system is None:
+            raise ValueError("a side request comes after the session's first request")
+        history = tuple(self._history)
+        # rule: pfx.cache.aside
+        # Marked where the shared part ends: its own prompt is never sent again.
+        prompt = Prompt(
+            self.model,
+            self._system,
+            self._tools,
+            (*history, text),
+            self._params,
+            self._key,
+            len(history) - 1 if history else None,
+        )
+        return canonical_body(request_body(provider, prompt, self.config.cache))
+
     def usage_table(self) -> str:
         """Every response's numbers, one row per request."""
         t = self._texts
@@ -276,6 +315,16 @@ class PrefixSession:
         number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
         request = Request(number, self._system, self._tools, message)
         self._offered = self._tools
+        history = tuple(self._history)
+        self._latest = Prompt(
+            self.model,
+            self._system,
+            self._tools,
+            history,
+            self._params,
+            self._key,
+            len(history) - 1,
+        )
         if first:
             # A server later than the wait connects after the first request has gone.
             # rule: pfx.tools.fixed
@@ -307,6 +356,9 @@ class PrefixSession:
         offered += [name for server in servers for name in server.tools]
         # rule: pfx.tools.requires
         self._tools = tuple(name for name in offered if name not in self._withdrawn)
+        # rule: pfx.cache.params
+        # Made with the prompt: every request until the next making carries them.
+        self._params = self._wanted
         self._told.update(self._prompt_items())
 
     def _prompt_items(self) -> dict[str, str | None]:
@@ -401,6 +453,8 @@ def start_session(config: PrefixConfig, step: Step) -> PrefixSession:
             McpServer(s["server"], s["ready_ms"], tuple(s["tools"]), s.get("instructions", ""))
             for s in step.get("mcp", [])
         ],
+        params=Params(step.get("tool_choice"), step.get("effort")),
+        session=step.get("session"),
     )
 
 
@@ -417,6 +471,8 @@ def _silent(action: Callable[[PrefixSession, Step], None]) -> Callable[[PrefixSe
     return run
 
 
+_PARAMS = ("tool_choice", "effort")
+
 _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "user": lambda s, st: _request(s, s.user(st["text"])),
     "date": _silent(lambda s, st: s.set_date(st["date"])),
@@ -427,6 +483,7 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "withdraw": _silent(lambda s, st: s.withdraw(st["tools"])),
     "switch": _silent(lambda s, st: s.switch_model(st["model"])),
     "restart": _silent(lambda s, st: s.restart()),
+    "params": _silent(lambda s, st: s.set_params({k: st[k] for k in _PARAMS if k in st})),
     "call": lambda s, st: s.call(st["tool"], st["result"]),
     "wrap_up": lambda s, st: _request(s, s.wrap_up()),
     "compact": lambda s, st: _request(s, s.compact()),
@@ -435,6 +492,9 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     ).canonical(),
     "usage": lambda s, st: s.usage_table(),
     "history": lambda s, st: s.history(),
+    "request_body": lambda s, st: (
+        s.aside_body(st["provider"], st["aside"]) if "aside" in st else s.body(st["provider"])
+    ),
 }
 
 PREFIX_OPS = frozenset({"start", *_OPS})
