@@ -5,8 +5,9 @@ that fork a cache, and OpenAI's `prompt_cache_key`.
     body = request_body("anthropic", prompt, config.cache)
     text = canonical_body(body)   # sorted keys, two-space indent: what conformance compares
 
-A tool is given by its name alone and a message by its text, as the session knows them; the
-model's turns between the person's messages are not this area's and are left out.
+A tool is given by its name alone, the system prompt by its number (only whether two prompts
+are equal is tested) and a message by its text, as the session knows them; the model's turns
+between the person's messages are not this area's and are left out.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ class Params:
 
 @dataclass(frozen=True)
 class Prompt:
-    """One request as the cache reads it: model, system prompt, tools, the person's messages
-    (the newest last), the parameters and the cache key; `marked` is the message whose last
-    block carries the newest mark (None: no message is marked)."""
+    """One request as the cache reads it: model, system prompt (its stand-in), tools, the
+    person's messages (the newest last), the parameters and the cache key; `marked` is the
+    message whose last block carries the newest mark (None: no message is marked)."""
 
     model: str
     system: str

@@ -106,13 +106,13 @@ class PrefixSession:
         self._told: dict[str, str | None] = {}  # what the model was last told of each item
         self._history: list[str] = []  # the user messages as sent, since the last compaction
         self._wrapping_up = False
-        self._usage: list[Usage] = []
         self._wanted = params  # the cache parameters asked for, made at the next making
         self._params = params
         # rule: pfx.cache.key
         # One key for the session, from its id: a restart, a compaction or a switch keeps it.
         self._key = None if session is None else self._texts.render("cache_key", session=session)
         self._latest: Prompt | None = None  # the latest request, as the cache reads it
+        self._usage: list[Usage] = []
 
     # -- what happens in the session -------------------------------------------------------
 
@@ -237,11 +237,13 @@ class PrefixSession:
         if self._system is None:
             raise ValueError("a side request comes after the session's first request")
         history = tuple(self._history)
+        # A side request sends the prompt as made: if no request has yet, it numbers it.
+        number = self._numbers.setdefault(self._system, 1 + len(self._numbers))
         # rule: pfx.cache.aside
         # Marked where the shared part ends: its own prompt is never sent again.
         prompt = Prompt(
             self.model,
-            self._system,
+            self._texts.render("body_system", system=number),
             self._tools,
             (*history, text),
             self._params,
@@ -318,7 +320,7 @@ class PrefixSession:
         history = tuple(self._history)
         self._latest = Prompt(
             self.model,
-            self._system,
+            self._texts.render("body_system", system=number),
             self._tools,
             history,
             self._params,
