@@ -80,7 +80,7 @@ class PrefixSession:
         files: Iterable[tuple[str, str]] = (),
         mcp: Sequence[McpServer] = (),
         base: str = "",
-        params: Params = Params(),
+        params: Params | None = None,
         session: str | None = None,
     ) -> None:
         self.config = config if config is not None else PrefixConfig.load()
@@ -106,8 +106,8 @@ class PrefixSession:
         self._told: dict[str, str | None] = {}  # what the model was last told of each item
         self._history: list[str] = []  # the user messages as sent, since the last compaction
         self._wrapping_up = False
-        self._wanted = params  # the cache parameters asked for, made at the next making
-        self._params = params
+        # The cache parameters asked for, made at the next making, and those made.
+        self._wanted = self._params = params if params is not None else Params()
         # rule: pfx.cache.key
         # One key for the session, from its id: a restart, a compaction or a switch keeps it.
         self._key = None if session is None else self._texts.render("cache_key", session=session)
