@@ -455,7 +455,7 @@ def start_session(config: PrefixConfig, step: Step) -> PrefixSession:
             McpServer(s["server"], s["ready_ms"], tuple(s["tools"]), s.get("instructions", ""))
             for s in step.get("mcp", [])
         ],
-        params=Params(step.get("tool_choice"), step.get("effort")),
+        params=Params().updated(step.get("params", {})),
         session=step.get("session"),
     )
 

@@ -158,10 +158,13 @@ def prefix_starts(draw: Draw) -> dict[str, Any]:
         step["tools"] = [dict(PREFIX_TOOLS[-1])] if _maybe(draw, 50) else []
     # Every session has an id, so that any request_body may ask for an OpenAI body.
     step["session"] = draw(st.sampled_from(PREFIX_SESSION_IDS))
+    params: dict[str, str] = {}
     for name, values in (("tool_choice", PREFIX_TOOL_CHOICES), ("effort", PREFIX_EFFORTS)):
         value = _optional(draw, st.sampled_from(values), 30)
         if value is not None:
-            step[name] = value
+            params[name] = value
+    if params:
+        step["params"] = params
     personality = _optional(draw, st.sampled_from(PREFIX_PERSONALITIES), 30)
     if personality is not None:
         step["personality"] = personality
