@@ -386,7 +386,7 @@ MUTANTS: tuple[Mutant, ...] = (
        ("            len(history) - 1 if history else None,\n", "            None,\n")),
     _m("pfx.cache.aside", "aside-takes-the-note", "prefix/session.py",
        ("            (*history, text),\n",
-        '            (*history, "".join(self._note_lines()[:0]) + text),\n")),
+        '            (*history, "".join(self._note_lines()[:0]) + text),\n')),
     _m("pfx.cache.aside", "aside-marks-its-own-prompt", "prefix/session.py",
        ("            len(history) - 1 if history else None,\n", "            len(history),\n")),
     # The history area (reference/history/): one or more per rule, none for a decision
