@@ -28,10 +28,13 @@ class Params:
 
     tool_choice: str | None = None
     effort: str | None = None
+    thinking: int | None = None  # the budget in tokens
 
-    def updated(self, changes: Mapping[str, str]) -> Params:
+    def updated(self, changes: Mapping[str, Any]) -> Params:
         return Params(
-            changes.get("tool_choice", self.tool_choice), changes.get("effort", self.effort)
+            changes.get("tool_choice", self.tool_choice),
+            changes.get("effort", self.effort),
+            changes.get("thinking", self.thinking),
         )
 
 
@@ -106,12 +109,15 @@ def _anthropic(prompt: Prompt, cache: CacheConfig) -> JSON:
         body["tool_choice"] = {"type": prompt.params.tool_choice}
     if prompt.params.effort is not None:
         body["output_config"] = {"effort": prompt.params.effort}
+    if prompt.params.thinking is not None:
+        body["thinking"] = {"type": "enabled", "budget_tokens": prompt.params.thinking}
     return body
 
 
 def _openai(prompt: Prompt, cache: CacheConfig, *, responses: bool) -> JSON:
     # OpenAI marks content blocks only: the system prompt's mark covers the tools before it,
-    # and a mark names no lifetime (the request's prompt_cache_options does).
+    # and a mark names no lifetime (the request's prompt_cache_options does). Its reasoning
+    # knob is the effort: a thinking budget is Anthropic's alone.
     placed = {(m.where, m.message) for m in marks(prompt, cache)}
     kind = "input_text" if responses else "text"
 

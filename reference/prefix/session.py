@@ -138,8 +138,9 @@ class PrefixSession:
         """The plan as the person edited it."""
         self._plan = plan
 
-    def set_params(self, changes: Mapping[str, str]) -> None:
-        """Other cache parameters (`tool_choice`, `effort`), sent from the next making on."""
+    def set_params(self, changes: Mapping[str, Any]) -> None:
+        """Other cache parameters (`tool_choice`, `effort`, `thinking`), sent from the next
+        making on."""
         # rule: pfx.cache.params-wait
         self._wanted = self._wanted.updated(changes)
 
@@ -473,7 +474,7 @@ def _silent(action: Callable[[PrefixSession, Step], None]) -> Callable[[PrefixSe
     return run
 
 
-_PARAMS = ("tool_choice", "effort")
+_PARAMS = ("tool_choice", "effort", "thinking")
 
 _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "user": lambda s, st: _request(s, s.user(st["text"])),

@@ -79,6 +79,7 @@ _PFX_RULE_BY_BODY_MEMBER: tuple[tuple[str, str], ...] = (
     ('"tool_choice"', "pfx.cache.params"),
     ('"effort"', "pfx.cache.params"),
     ('"reasoning_effort"', "pfx.cache.params"),
+    ('"budget_tokens"', "pfx.cache.params"),
 )
 _PROVIDERS = (
     "openai-chat",

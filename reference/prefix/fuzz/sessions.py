@@ -37,6 +37,12 @@ PREFIX_RESULTS = ("", "ok", "3 files\nchanged")
 PREFIX_SESSION_IDS = ("0f3a9c", "s-1")
 PREFIX_TOOL_CHOICES = ("auto", "none")
 PREFIX_EFFORTS = ("low", "medium", "high")
+PREFIX_THINKING = (1024, 8192)
+_PARAM_VALUES: dict[str, tuple[Any, ...]] = {
+    "tool_choice": PREFIX_TOOL_CHOICES,
+    "effort": PREFIX_EFFORTS,
+    "thinking": PREFIX_THINKING,
+}
 PREFIX_ASIDES = ("Write a title of at most six words for this conversation.", "Done? yes or no")
 PREFIX_BODY_PROVIDERS = ("anthropic", "openai-chat", "openai-responses")
 # Harness tools: plan_submit works only in plan mode (prefix.md, pfx.tools.requires).
@@ -158,8 +164,8 @@ def prefix_starts(draw: Draw) -> dict[str, Any]:
         step["tools"] = [dict(PREFIX_TOOLS[-1])] if _maybe(draw, 50) else []
     # Every session has an id, so that any request_body may ask for an OpenAI body.
     step["session"] = draw(st.sampled_from(PREFIX_SESSION_IDS))
-    params: dict[str, str] = {}
-    for name, values in (("tool_choice", PREFIX_TOOL_CHOICES), ("effort", PREFIX_EFFORTS)):
+    params: dict[str, Any] = {}
+    for name, values in _PARAM_VALUES.items():
         value = _optional(draw, st.sampled_from(values), 30)
         if value is not None:
             params[name] = value
@@ -280,14 +286,9 @@ class _PrefixBuilder:
                 return
             step = draw(provider_responses())
         elif op == "params":
-            names = draw(
-                st.lists(
-                    st.sampled_from(("tool_choice", "effort")), min_size=1, max_size=2, unique=True
-                )
-            )
+            names = draw(st.lists(st.sampled_from(sorted(_PARAM_VALUES)), min_size=1, unique=True))
             for name in names:
-                values = PREFIX_TOOL_CHOICES if name == "tool_choice" else PREFIX_EFFORTS
-                step[name] = draw(st.sampled_from(values))
+                step[name] = draw(st.sampled_from(_PARAM_VALUES[name]))
         elif op == "request_body":
             if not self.requested:
                 return
