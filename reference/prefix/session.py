@@ -3,13 +3,15 @@ what changes mid-session sent as a `<session-note>` on the person's next message
 
 A `PrefixSession` is one conversation. The harness tells it what happens (a message from the
 person, a changed date or mode, a tool call, a compaction, a model switch, a provider response)
-and sends what it returns: each request's system prompt, tool names and new user message; each
-tool call's answer; each response's cached-token numbers.
+and sends what it returns: each request's system prompt, tool names and new user message, or its
+whole body for a provider, with the cache marks, parameters and key (`body.py`); each tool
+call's answer; each response's cached-token numbers.
 
     session = PrefixSession(model="m", date="2026-11-04", mode="code", tools=[Tool("read")])
     request = session.user("Fix the flaky test.")   # request.system, request.tools, request.message
     session.set_date("2026-11-05")                  # midnight: the system prompt stays as it is
     request = session.user("Go on.")                # ... and the message carries the new date
+    body = session.body("anthropic")                # that request as the provider's body, marked
 
 The system prompt is made when the first request is built, after a compaction and at a model
 switch, and is resent byte for byte in between; nothing in it tells the time.
