@@ -355,6 +355,40 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("pfx.usage.shown", "not-reported-as-zero", "prefix/session.py",
        ('return t.render("not_reported") if value is None else str(value)',
         'return "0" if value is None else str(value)')),
+    # -- the prompt cache (prefix.md, pfx.cache.*): the bodies in body.py, the session's side --
+    _m("pfx.cache.marks", "tools-unmarked", "prefix/body.py",
+       ("    if prompt.tools:\n        found.append", "    if False:\n        found.append")),
+    _m("pfx.cache.marks", "first-message-marked", "prefix/session.py",
+       ("            self._key,\n            len(history) - 1,\n",
+        "            self._key,\n            0,\n")),
+    _m("pfx.cache.limit", "marks-every-message", "prefix/body.py",
+       ('        found.append(_Mark("message", cache.message_ttl, prompt.marked))\n'
+        "    if len(found) > cache.max_marks:",
+        '        found += [_Mark("message", cache.message_ttl, i) for i in range(prompt.marked + 1)]\n'
+        "    if False:")),
+    _m("pfx.cache.lifetimes", "newest-message-lives-longest", "prefix/body.py",
+       ('_Mark("system", cache.prefix_ttl)', '_Mark("system", cache.message_ttl)'),
+       ('_Mark("message", cache.message_ttl, prompt.marked)',
+        '_Mark("message", cache.prefix_ttl, prompt.marked)')),
+    _m("pfx.cache.params", "wrap-up-asks-for-no-calls", "prefix/session.py",
+       ("        self._wrapping_up = True\n",
+        "        self._wrapping_up = True\n"
+        '        self._params = Params("none", self._params.effort)\n')),
+    _m("pfx.cache.params", "params-dropped-at-a-compaction", "prefix/session.py",
+       ("        self._make_prompt()\n        # The notes went with the history",
+        "        self._make_prompt()\n        self._params = Params()\n"
+        "        # The notes went with the history")),
+    _m("pfx.cache.key", "key-per-process", "prefix/session.py",
+       ("        # rule: pfx.system.load\n        return",
+        '        # rule: pfx.system.load\n        self._key = f"{self._key}-restarted"')),
+    _m("pfx.cache.aside", "aside-alone", "prefix/session.py",
+       ("            (*history, text),\n", "            (text,),\n"),
+       ("            len(history) - 1 if history else None,\n", "            None,\n")),
+    _m("pfx.cache.aside", "aside-takes-the-note", "prefix/session.py",
+       ("            (*history, text),\n",
+        '            (*history, "".join(self._note_lines()[:0]) + text),\n')),
+    _m("pfx.cache.aside", "aside-marks-its-own-prompt", "prefix/session.py",
+       ("            len(history) - 1 if history else None,\n", "            len(history),\n")),
     # The history area (reference/history/): one or more per rule, none for a decision
     # (reference/history/readings.py reads each decision the other way).
     _m("hist.persist.cold-equals-live", "reload-forgets-an-overflow", "history/entries.py",

@@ -145,7 +145,7 @@ CHECKS: tuple[CheckDef, ...] = (
     ),
     CheckDef(
         "cache-markers",
-        "pfx.system.once",
+        "pfx.cache.marks",
         "exact",
         "caching declared",
         cache_markers,
@@ -154,7 +154,7 @@ CHECKS: tuple[CheckDef, ...] = (
     ),
     CheckDef(
         "params-stable",
-        "pfx.system.switch",
+        "pfx.cache.params",
         "exact",
         "cache parameters kept",
         params_stable,

@@ -1,4 +1,5 @@
-"""What a prefix case's steps must be that the case schema cannot say: one session, one start."""
+"""What a prefix case's steps must be that the case schema cannot say: one session, one start,
+a session id for an OpenAI body."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ def step_problems(steps: Sequence[object]) -> Iterator[Problem]:
         elif index > 0 and op == "start":
             message = "a second start step: a prefix case is one session"
             yield f"{where}/op", message, "prefix-start"
+        named = isinstance(steps[0], dict) and "session" in steps[0]
+        if op == "request_body" and str(step.get("provider")).startswith("openai") and not named:
+            message = "an OpenAI body carries a prompt_cache_key: the start step names no session"
+            yield f"{where}/provider", message, "prefix-session"
         if op == "response" and isinstance(step.get("stream"), bool) and "body" in step:
             body, stream = step["body"], step["stream"]
             if stream and not isinstance(body, list):

@@ -11,12 +11,27 @@ from ..texts import Texts, read_loop
 
 
 @dataclass(frozen=True)
+class CacheConfig:
+    """The cache marks of a request body: how many a request may carry, and their lifetimes."""
+
+    max_marks: int
+    prefix_ttl: str  # the tools' and the system prompt's marks
+    message_ttl: str  # the newest message's mark
+
+    @classmethod
+    def from_loop(cls, cache: Mapping[str, Any]) -> CacheConfig:
+        return cls(cache["max_marks"], cache["prefix_ttl"], cache["message_ttl"])
+
+
+@dataclass(frozen=True)
 class PrefixConfig:
-    """What a `PrefixSession` needs from `loop.json`: the notes, the request texts, the wait."""
+    """What a `PrefixSession` needs from `loop.json`: the notes, the request texts, the wait,
+    the cache marks."""
 
     version: str
     mcp_wait_ms: int
     plan_mode: str
+    cache: CacheConfig
     notes: Texts  # context.note: what a <session-note> says of each change
     texts: Texts  # prefix.texts: requests, refusals, the compaction request, the usage rows
 
@@ -28,6 +43,7 @@ class PrefixConfig:
             version=loop["version"],
             mcp_wait_ms=note["mcp_wait_ms"],
             plan_mode=prefix["plan_mode"],
+            cache=CacheConfig.from_loop(prefix["cache"]),
             # context.note holds one number beside its templates.
             notes=Texts({name: text for name, text in note.items() if isinstance(text, str)}),
             texts=Texts(prefix["texts"]),

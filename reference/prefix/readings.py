@@ -441,6 +441,18 @@ READINGS: tuple[Reading, ...] = (
         ),
     ),
     Reading(
+        "pfx.cache.params-wait",
+        "params-sent-at-once",
+        "prefix/session.py",
+        (
+            (
+                "        self._wanted = self._wanted.updated(changes)\n",
+                "        self._wanted = self._wanted.updated(changes)\n"
+                "        self._params = self._wanted\n",
+            ),
+        ),
+    ),
+    Reading(
         "pfx.usage.mistral-first-count",
         "first-field-present",
         "prefix/usage.py",

@@ -3,13 +3,15 @@ what changes mid-session sent as a `<session-note>` on the person's next message
 
 A `PrefixSession` is one conversation. The harness tells it what happens (a message from the
 person, a changed date or mode, a tool call, a compaction, a model switch, a provider response)
-and sends what it returns: each request's system prompt, tool names and new user message; each
-tool call's answer; each response's cached-token numbers.
+and sends what it returns: each request's system prompt, tool names and new user message, or its
+whole body for a provider, with the cache marks, parameters and key (`body.py`); each tool
+call's answer; each response's cached-token numbers.
 
     session = PrefixSession(model="m", date="2026-11-04", mode="code", tools=[Tool("read")])
     request = session.user("Fix the flaky test.")   # request.system, request.tools, request.message
     session.set_date("2026-11-05")                  # midnight: the system prompt stays as it is
     request = session.user("Go on.")                # ... and the message carries the new date
+    body = session.body("anthropic")                # that request as the provider's body, marked
 
 The system prompt is made when the first request is built, after a compaction and at a model
 switch, and is resent byte for byte in between; nothing in it tells the time.
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..texts import Texts
+from .body import Params, Prompt, canonical_body, request_body
 from .config import PrefixConfig
 from .usage import Usage, normalise_usage
 
@@ -79,6 +82,8 @@ class PrefixSession:
         files: Iterable[tuple[str, str]] = (),
         mcp: Sequence[McpServer] = (),
         base: str = "",
+        params: Params | None = None,
+        session: str | None = None,
     ) -> None:
         self.config = config if config is not None else PrefixConfig.load()
         self._texts = self.config.texts
@@ -103,6 +108,12 @@ class PrefixSession:
         self._told: dict[str, str | None] = {}  # what the model was last told of each item
         self._history: list[str] = []  # the user messages as sent, since the last compaction
         self._wrapping_up = False
+        # The cache parameters asked for, made at the next making, and those made.
+        self._wanted = self._params = params if params is not None else Params()
+        # rule: pfx.cache.key
+        # One key for the session, from its id: a restart, a compaction or a switch keeps it.
+        self._key = None if session is None else self._texts.render("cache_key", session=session)
+        self._latest: Prompt | None = None  # the latest request, as the cache reads it
         self._usage: list[Usage] = []
 
     # -- what happens in the session -------------------------------------------------------
@@ -128,6 +139,12 @@ class PrefixSession:
     def edit_plan(self, plan: str) -> None:
         """The plan as the person edited it."""
         self._plan = plan
+
+    def set_params(self, changes: Mapping[str, Any]) -> None:
+        """Other cache parameters (`tool_choice`, `effort`, `thinking`), sent from the next
+        making on."""
+        # rule: pfx.cache.params-wait
+        self._wanted = self._wanted.updated(changes)
 
     def withdraw(self, tools: Iterable[str]) -> None:
         """Tools that can no longer run: still offered until the tool list is made again."""
@@ -211,6 +228,33 @@ class PrefixSession:
 
     # -- what the session shows ------------------------------------------------------------
 
+    def body(self, provider: str) -> str:
+        """The latest request as `provider`'s body, its cache marks and parameters."""
+        if self._latest is None:
+            raise ValueError("no request has been sent in this session")
+        return canonical_body(request_body(provider, self._latest, self.config.cache))
+
+    def aside_body(self, provider: str, text: str) -> str:
+        """A side request (a title, a summary, a question asked aside) as `provider`'s body: the
+        loop's prefix and history, then its own prompt; the history does not keep it."""
+        if self._system is None:
+            raise ValueError("a side request comes after the session's first request")
+        history = tuple(self._history)
+        # A side request sends the prompt as made: if no request has yet, it numbers it.
+        number = self._numbers.setdefault(self._system, 1 + len(self._numbers))
+        # rule: pfx.cache.aside
+        # Marked where the shared part ends: its own prompt is never sent again.
+        prompt = Prompt(
+            self.model,
+            self._texts.render("body_system", system=number),
+            self._tools,
+            (*history, text),
+            self._params,
+            self._key,
+            len(history) - 1 if history else None,
+        )
+        return canonical_body(request_body(provider, prompt, self.config.cache))
+
     def usage_table(self) -> str:
         """Every response's numbers, one row per request."""
         t = self._texts
@@ -276,6 +320,16 @@ class PrefixSession:
         number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
         request = Request(number, self._system, self._tools, message)
         self._offered = self._tools
+        history = tuple(self._history)
+        self._latest = Prompt(
+            self.model,
+            self._texts.render("body_system", system=number),
+            self._tools,
+            history,
+            self._params,
+            self._key,
+            len(history) - 1,
+        )
         if first:
             # A server later than the wait connects after the first request has gone.
             # rule: pfx.tools.fixed
@@ -307,6 +361,9 @@ class PrefixSession:
         offered += [name for server in servers for name in server.tools]
         # rule: pfx.tools.requires
         self._tools = tuple(name for name in offered if name not in self._withdrawn)
+        # rule: pfx.cache.params
+        # Made with the prompt: every request until the next making carries them.
+        self._params = self._wanted
         self._told.update(self._prompt_items())
 
     def _prompt_items(self) -> dict[str, str | None]:
@@ -401,6 +458,8 @@ def start_session(config: PrefixConfig, step: Step) -> PrefixSession:
             McpServer(s["server"], s["ready_ms"], tuple(s["tools"]), s.get("instructions", ""))
             for s in step.get("mcp", [])
         ],
+        params=Params().updated(step.get("params", {})),
+        session=step.get("session"),
     )
 
 
@@ -417,6 +476,8 @@ def _silent(action: Callable[[PrefixSession, Step], None]) -> Callable[[PrefixSe
     return run
 
 
+_PARAMS = ("tool_choice", "effort", "thinking")
+
 _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "user": lambda s, st: _request(s, s.user(st["text"])),
     "date": _silent(lambda s, st: s.set_date(st["date"])),
@@ -427,6 +488,7 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "withdraw": _silent(lambda s, st: s.withdraw(st["tools"])),
     "switch": _silent(lambda s, st: s.switch_model(st["model"])),
     "restart": _silent(lambda s, st: s.restart()),
+    "params": _silent(lambda s, st: s.set_params({k: st[k] for k in _PARAMS if k in st})),
     "call": lambda s, st: s.call(st["tool"], st["result"]),
     "wrap_up": lambda s, st: _request(s, s.wrap_up()),
     "compact": lambda s, st: _request(s, s.compact()),
@@ -435,6 +497,9 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     ).canonical(),
     "usage": lambda s, st: s.usage_table(),
     "history": lambda s, st: s.history(),
+    "request_body": lambda s, st: (
+        s.aside_body(st["provider"], st["aside"]) if "aside" in st else s.body(st["provider"])
+    ),
 }
 
 PREFIX_OPS = frozenset({"start", *_OPS})

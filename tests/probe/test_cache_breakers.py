@@ -334,7 +334,7 @@ CASES: list[tuple[Any, ...]] = [
         nothing,
         nothing,
         on_from_first,
-        [("breakpoint-missing", None, "messages.0.content.0")],
+        [("breakpoint-missing", "pfx.cache.marks", "messages.0.content.0")],
         "no cache_control in the request, nor a top-level one: nothing is read",
     ),
     (
@@ -345,7 +345,7 @@ CASES: list[tuple[Any, ...]] = [
         FRESH,
         on_from_system,
         on_from_first,
-        [("breakpoint-moved", None, "messages.0.content.0")],
+        [("breakpoint-moved", "pfx.cache.marks", "messages.0.content.0")],
         None,
     ),
     (
@@ -356,7 +356,7 @@ CASES: list[tuple[Any, ...]] = [
         FRESH,
         lambda b: 400,
         on_from_first,
-        [("breakpoint-limit", None, "messages.2.content.0")],
+        [("breakpoint-limit", "pfx.cache.limit", "messages.2.content.0")],
         "A maximum of 4 blocks with cache_control may be provided. Found 5.",
     ),
     # Below the model's minimum: nothing is written, so nothing can be read.
@@ -380,7 +380,7 @@ CASES: list[tuple[Any, ...]] = [
         FRESH,
         on_from_system,
         on_from_first,
-        [("parameter", None, None)],
+        [("parameter", "pfx.cache.params", None)],
         'thinking changed from {"budget_tokens":1024,"type":"enabled"} to (none): '
         "everything from the first message on",
     ),
@@ -392,7 +392,7 @@ CASES: list[tuple[Any, ...]] = [
         FRESH,
         on_from_system,
         on_from_first,
-        [("parameter", None, None)],
+        [("parameter", "pfx.cache.params", None)],
         'effort changed from "low" to "high": everything from the first message on',
     ),
     (
@@ -403,7 +403,7 @@ CASES: list[tuple[Any, ...]] = [
         FRESH,
         on_from_system,
         on_from_first,
-        [("parameter", None, None)],
+        [("parameter", "pfx.cache.params", None)],
         'tool_choice changed from {"type":"auto"} to {"type":"any"}: '
         "everything from the first message on",
     ),

@@ -474,6 +474,11 @@ PREFIX_REACHED: dict[str, Any] = {
         s["op"] == "response" and "null" in run_area_case("prefix", {"steps": c["steps"][:i + 1]},
                                                           LOOP)[-1]
         for i, s in enumerate(c["steps"])),
+    "side-request": lambda c: any(s["op"] == "request_body" and "aside" in s
+                                  for s in c["steps"]),
+    "params-then-body": lambda c: any(
+        s["op"] == "params" and any(b["op"] == "request_body" for b in c["steps"][i:])
+        for i, s in enumerate(c["steps"])),
     "change-undone": lambda c: any(
         a["op"] == "mode" and b["op"] == "mode" and c["steps"][0]["mode"] == b["mode"]
         and not any(s["op"] == "user" for s in c["steps"][:i])

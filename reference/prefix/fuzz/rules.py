@@ -19,14 +19,15 @@ _PREFIX_REQUESTS = frozenset({"user", "wrap_up", "compact"})
 
 def smaller(case: Case) -> Iterator[Case]:
     """A prefix session one step, or one optional part of its start, simpler; never its start
-    step, and never a response before any request (the reference refuses the other slips)."""
+    step, and never a response or a body before any request (the reference refuses the other
+    slips)."""
     start, *rest = case["steps"]
     for index in reversed(range(len(rest))):
         steps = rest[:index] + rest[index + 1 :]
         first_request = next(
             (i for i, s in enumerate(steps) if s["op"] in _PREFIX_REQUESTS), len(steps)
         )
-        if any(s["op"] in ("response", "call") for s in steps[:first_request]):
+        if any(s["op"] in ("response", "call", "request_body") for s in steps[:first_request]):
             continue
         yield {**case, "steps": [start, *steps]}
     for key in ("personality", "files", "mcp"):
@@ -66,7 +67,20 @@ _PFX_RULE_BY_OP: Mapping[str, str] = {
     "compact": "pfx.compact.turn",
     "usage": "pfx.usage.shown",
     "history": "pfx.note.stored",
+    "params": "pfx.cache.params",
+    "request_body": "pfx.cache.marks",
 }
+# The members of a body whose lines differ, and the rule each is about.
+_PFX_RULE_BY_BODY_MEMBER: tuple[tuple[str, str], ...] = (
+    ('"cache_control"', "pfx.cache.marks"),
+    ('"prompt_cache_breakpoint"', "pfx.cache.marks"),
+    ('"ttl"', "pfx.cache.lifetimes"),
+    ('"prompt_cache_key"', "pfx.cache.key"),
+    ('"tool_choice"', "pfx.cache.params"),
+    ('"effort"', "pfx.cache.params"),
+    ('"reasoning_effort"', "pfx.cache.params"),
+    ('"budget_tokens"', "pfx.cache.params"),
+)
 _PROVIDERS = (
     "openai-chat",
     "openai-responses",
@@ -81,10 +95,11 @@ _PROVIDERS = (
     "bedrock",
 )
 RULES_GUESSED = frozenset(
-    [rule for _, rule in _PFX_RULE_BY_NOTE + _PFX_RULE_BY_REFUSAL]
+    [rule for _, rule in _PFX_RULE_BY_NOTE + _PFX_RULE_BY_REFUSAL + _PFX_RULE_BY_BODY_MEMBER]
     + list(_PFX_RULE_BY_OP.values())
     + [f"pfx.usage.{name}" for name in _PROVIDERS]
     + ["pfx.usage.stream", "pfx.usage.unreported", "pfx.system.number", "pfx.tools.fixed"]
+    + ["pfx.cache.aside"]
 )
 
 
@@ -105,6 +120,14 @@ def guess_rules(
             add("pfx.usage.stream")
         if "null" in expected or (actual is not None and "null" in actual):
             add("pfx.usage.unreported")
+    elif op == "request_body":
+        if "aside" in step:
+            add("pfx.cache.aside")
+        if actual is not None:
+            want, have = expected.split("\n"), actual.split("\n")
+            for member, rule in _PFX_RULE_BY_BODY_MEMBER:
+                if [x for x in want if member in x] != [x for x in have if member in x]:
+                    add(rule)
     elif op == "call":
         texts = [expected] if actual is None else [expected, actual]
         for name, rule in _PFX_RULE_BY_REFUSAL:

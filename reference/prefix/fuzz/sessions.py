@@ -34,6 +34,17 @@ PREFIX_CONTENTS = (
 PREFIX_TEXTS = ("Go on.", "Where are we?", "Fix the flaky test.", "é 😀\nsecond line\n")
 PREFIX_PLANS = ("1. Add the cache.\n2. Use it in the reader.", "1. Only the tests.\n")
 PREFIX_RESULTS = ("", "ok", "3 files\nchanged")
+PREFIX_SESSION_IDS = ("0f3a9c", "s-1")
+PREFIX_TOOL_CHOICES = ("auto", "none")
+PREFIX_EFFORTS = ("low", "medium", "high")
+PREFIX_THINKING = (1024, 8192)
+_PARAM_VALUES: dict[str, tuple[Any, ...]] = {
+    "tool_choice": PREFIX_TOOL_CHOICES,
+    "effort": PREFIX_EFFORTS,
+    "thinking": PREFIX_THINKING,
+}
+PREFIX_ASIDES = ("Write a title of at most six words for this conversation.", "Done? yes or no")
+PREFIX_BODY_PROVIDERS = ("anthropic", "openai-chat", "openai-responses")
 # Harness tools: plan_submit works only in plan mode (prefix.md, pfx.tools.requires).
 PREFIX_TOOLS = (
     {"name": "read"},
@@ -62,8 +73,10 @@ PREFIX_OPS = (
     "response",
     "usage",
     "history",
+    "params",
+    "request_body",
 )
-PREFIX_OP_WEIGHTS = (8, 2, 3, 2, 2, 2, 1, 1, 4, 1, 2, 4, 1, 1)
+PREFIX_OP_WEIGHTS = (8, 2, 3, 2, 2, 2, 1, 1, 4, 1, 2, 4, 1, 1, 1, 2)
 _BAD_COUNTS: tuple[object, ...] = (None, 0, -1, "12", 1.5, True, 7, 123456)
 
 
@@ -149,6 +162,15 @@ def prefix_starts(draw: Draw) -> dict[str, Any]:
     }
     if not _maybe(draw, 80):
         step["tools"] = [dict(PREFIX_TOOLS[-1])] if _maybe(draw, 50) else []
+    # Every session has an id, so that any request_body may ask for an OpenAI body.
+    step["session"] = draw(st.sampled_from(PREFIX_SESSION_IDS))
+    params: dict[str, Any] = {}
+    for name, values in _PARAM_VALUES.items():
+        value = _optional(draw, st.sampled_from(values), 30)
+        if value is not None:
+            params[name] = value
+    if params:
+        step["params"] = params
     personality = _optional(draw, st.sampled_from(PREFIX_PERSONALITIES), 30)
     if personality is not None:
         step["personality"] = personality
@@ -263,6 +285,16 @@ class _PrefixBuilder:
             if not self.requested:
                 return
             step = draw(provider_responses())
+        elif op == "params":
+            names = draw(st.lists(st.sampled_from(sorted(_PARAM_VALUES)), min_size=1, unique=True))
+            for name in names:
+                step[name] = draw(st.sampled_from(_PARAM_VALUES[name]))
+        elif op == "request_body":
+            if not self.requested:
+                return
+            step["provider"] = draw(st.sampled_from(PREFIX_BODY_PROVIDERS))
+            if _maybe(draw, 40):
+                step["aside"] = draw(st.sampled_from(PREFIX_ASIDES))
         self.steps.append(step)
 
 

@@ -60,7 +60,7 @@ def test_without_a_breakpoint_nothing_is_read_or_written() -> None:
     result = audited("anthropic", "anthropic", timed)
     assert kinds(result) == [[], ["breakpoint-missing"]]
     missing = cause(result, 1)
-    assert (missing.unit, missing.anchor) == ("messages.0.content.0", None)
+    assert (missing.unit, missing.anchor) == ("messages.0.content.0", "pfx.cache.marks")
 
 
 def _marked_blocks(count: int) -> dict[str, Any]:

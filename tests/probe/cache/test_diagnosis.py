@@ -317,13 +317,17 @@ def test_a_fifth_breakpoint_and_a_late_one_hour_mark_are_named() -> None:
     found = cause(refused, 1)
     assert (found.kind, found.anchor, found.unit, found.detail) == (
         "breakpoint-limit",
-        None,
+        "pfx.cache.limit",
         "messages.2.content.0",
         "A maximum of 4 blocks with cache_control may be provided. Found 5.",
     )
     late = request([q(0), a(0), user(block(text(24, "q1"), ttl="1h"))])
     ordered = cause(run(late), 1)
-    assert (ordered.kind, ordered.unit) == ("ttl-order", "messages.2.content.0")
+    assert (ordered.kind, ordered.anchor, ordered.unit) == (
+        "ttl-order",
+        "pfx.cache.lifetimes",
+        "messages.2.content.0",
+    )
 
 
 def _anchors() -> set[str]:
@@ -342,6 +346,10 @@ def test_every_named_rule_is_a_rule_of_the_spec() -> None:
         "pfx.system.once",
         "pfx.system.switch",
         "pfx.tools.fixed",
+        "pfx.cache.marks",
+        "pfx.cache.limit",
+        "pfx.cache.lifetimes",
+        "pfx.cache.params",
         "hist.persist.append-only",
     }
 

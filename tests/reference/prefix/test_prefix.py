@@ -326,7 +326,14 @@ BROKEN_PREFIX = [
      "schema.enum: 'acme' is not one of"),
     ("limits-in-prefix", lambda d: d["cases"][0].update(limits={"max_lines": 5}),
      "unknown key 'limits'"),
+    ("openai-body-without-session",
+     lambda d: _case(d, "side-request-after-a-compaction")["steps"][0].pop("session"),
+     "prefix-session: an OpenAI body carries a prompt_cache_key"),
 ]
+
+
+def _case(data: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(case for case in data["cases"] if case["name"] == name)
 
 
 @pytest.mark.slow
@@ -425,6 +432,50 @@ def test_show_prints_structured_fields_as_indented_json() -> None:
     start = ctxconf("show", "late-mcp-server").stdout
     assert '  tools:\n    │ [\n    │   {\n    │     "name": "read"\n' in start
     assert "  file AGENTS.md:\n    content:\n      │ Run the tests with `make test`" in start
+
+
+def test_a_body_is_of_a_request_sent() -> None:
+    fresh = session(session="s")
+    with pytest.raises(ValueError, match="no request"):
+        fresh.body("anthropic")
+    with pytest.raises(ValueError, match="side request"):
+        fresh.aside_body("anthropic", "A title?")
+    fresh.user("Hi")
+    with pytest.raises(ValueError, match="no request body"):
+        fresh.body("gemini")
+    assert json.loads(fresh.body("openai-chat"))["prompt_cache_key"] == "session-s"
+    unnamed = session()
+    unnamed.user("Hi")
+    assert "prompt_cache_key" not in json.loads(unnamed.body("anthropic"))
+    with pytest.raises(ValueError, match="session's id"):
+        unnamed.body("openai-responses")
+
+
+def _texts(body: dict[str, Any]) -> list[str]:
+    return [message["content"][0]["text"] for message in body["messages"]]
+
+
+def test_a_side_request_is_not_kept() -> None:
+    s = session(session="s")
+    s.user("First.")
+    aside = json.loads(s.aside_body("anthropic", "A title?"))
+    assert _texts(aside)[1:] == ["A title?"] and _texts(aside)[0].endswith("First.")
+    assert "cache_control" in aside["messages"][0]["content"][0]
+    assert "cache_control" not in aside["messages"][1]["content"][0]
+    s.user("Second.")
+    assert _texts(json.loads(s.body("anthropic")))[1:] == ["Second."]
+
+
+def test_the_marks_follow_loop_json() -> None:
+    loop = copy.deepcopy(LOOP)
+    loop["prefix"]["cache"].update(max_marks=2, prefix_ttl="5m")
+    s = PrefixSession(PrefixConfig.from_loop(loop), model="m", date="2026-11-04", mode="code",
+                      tools=TOOLS)
+    s.user("Hi")
+    body = json.loads(s.body("anthropic"))
+    assert "cache_control" not in body["tools"][-1]  # the system prompt's mark covers the tools
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
+    assert body["messages"][-1]["content"][0]["cache_control"]["ttl"] == "5m"
 
 
 def test_a_call_is_checked_against_the_tools_the_last_request_offered() -> None:
