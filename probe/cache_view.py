@@ -23,6 +23,28 @@ def lost_words(tokens: int, cost: str | None) -> str:
     return f"{tokens:,} tokens" + (f" (${cost})" if cost is not None else "")
 
 
+# The provider's granularity: what no harness could have read at this size.
+GRANULARITY = frozenset({"below-minimum", "rounding", "no-caching"})
+HINT_PADDING = 4000
+
+
+def nothing_to_save(data: dict[str, Any]) -> str | None:
+    """When every token a run did not read was under the provider's minimum or past its steps,
+    the words that say the harness lost nothing it could save, and how to see more; else None."""
+    sessions = (data.get("cache") or {}).get("sessions", [])
+    rows = [r for s in sessions for r in s["requests"]]
+    kinds = {c["kind"] for r in rows if r["diagnosis"] for c in r["diagnosis"]["causes"]}
+    lost = sum(s["totals"]["lost"] for s in sessions)
+    if not kinds or not kinds <= GRANULARITY or lost:
+        return None
+    return (
+        "the harness lost nothing it could save: what it did not read was under the provider's "
+        "minimum or past its steps, as at this size it must be. To see what a change would "
+        f"cost at a realistic size, probe it with --padding {HINT_PADDING}, or with --provider "
+        "llamacpp, which caches from the first token"
+    )
+
+
 def console_lines(data: dict[str, Any]) -> list[str]:
     """One line per session: input, read, written, uncached, hit rate, cost, and what was lost
     to the harness apart from lifetimes and rounding."""
@@ -37,6 +59,9 @@ def console_lines(data: dict[str, Any]) -> list[str]:
             f"lost to the harness {lost_words(t['lost'], t['lost_usd'])}, "
             f"to lifetimes and rounding {lost_words(t['lost_other'], t['lost_other_usd'])}"
         )
+    hint = nothing_to_save(data)
+    if hint is not None:
+        lines.append(f"  {hint}")
     return lines
 
 
@@ -86,4 +111,13 @@ def bars(session: dict[str, Any]) -> list[Bar]:
     return out
 
 
-__all__ = ["BAR_WIDTH", "Bar", "bars", "console_lines", "dollars", "lost_words", "percent"]
+__all__ = [
+    "BAR_WIDTH",
+    "Bar",
+    "bars",
+    "console_lines",
+    "dollars",
+    "lost_words",
+    "nothing_to_save",
+    "percent",
+]

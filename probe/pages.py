@@ -8,7 +8,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from .cache_view import bars, dollars, lost_words, percent
+from .cache_view import bars, dollars, lost_words, nothing_to_save, percent
 from .matrix import (
     RANK,
     SYMBOL,
@@ -44,6 +44,7 @@ def run_page(data: dict[str, Any]) -> str:
             percent=percent,
             dollars=dollars,
             lost_words=lost_words,
+            nothing_to_save=nothing_to_save(data),
         )
     )
 

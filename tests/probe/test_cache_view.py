@@ -143,3 +143,30 @@ def test_a_results_file_without_a_cache_section_shows_no_cache_columns() -> None
     del old["cache"]
     assert "cache hit rate" not in matrix_markdown(matrix_rows([old]))
     assert "Prompt cache" not in run_page(old)
+
+
+def _below_minimum_run() -> dict[str, Any]:
+    below = {**CAUSE, "kind": "below-minimum", "anchor": None, "diff": None}
+    run = _run("basic", 0.0, 0)
+    for session in run["cache"]["sessions"]:
+        session["totals"]["lost"] = 0
+        session["requests"][1]["diagnosis"] = {
+            **session["requests"][1]["diagnosis"],
+            "lost": 0,
+            "causes": [below],
+        }
+    return run
+
+
+def test_a_run_whose_every_loss_is_the_provider_s_says_the_harness_lost_nothing() -> None:
+    run = _below_minimum_run()
+    hint = console_lines(run)[-1]
+    assert hint.startswith("  the harness lost nothing it could save")
+    assert "--padding 4000" in hint and "--provider llamacpp" in hint
+    assert "the harness lost nothing it could save" in run_page(run)
+
+
+def test_a_loss_the_harness_could_have_saved_gets_no_such_words() -> None:
+    run = _run("basic", 0.25, 900)  # a system-text change, 900 tokens lost to the harness
+    assert not any("lost nothing" in line for line in console_lines(run))
+    assert "lost nothing" not in run_page(run)
