@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from .clock import margin_before_midnight, next_midnight, widened_margin
-from .containment import Container, running
+from .containment import Container, Member, running, scenario_own
 from .events import (
     command_argv,
     command_env,
@@ -215,6 +215,7 @@ class _Session:
         seconds = round(time.monotonic() - started.monotonic, 2)
         # What it left running goes too, inside its group or not.
         outside, alive = container.end(process.pid)
+        outside = self.left_by_harness(outside, outside)
         try:
             process.wait(timeout=5)  # reaped, so its exit code is known
         except subprocess.TimeoutExpired:
@@ -322,8 +323,16 @@ class _Session:
         kill_group(process)
         outside, _ = started.container.end(process.pid)
         ended = tuple(m.label() for m in members)
-        left = tuple(m.label() for m in outside)
+        left = tuple(m.label() for m in self.left_by_harness(outside, members + outside))
         return KillRecord(command, running(members, command), ended, left)
+
+    def left_by_harness(self, outside: list[Member], seen: list[Member]) -> list[Member]:
+        """Of the processes found outside the harness's group, those it left: not the
+        scenario's own commands (`seen`: every process known, so what a command started is
+        traced to it), which the turn's end or its kill ends as the scenario means."""
+        commands = [s.value for s in self.scenario.steps() if s.kind == "bash"]
+        own = scenario_own(seen, commands)
+        return [m for m in outside if m.pid not in own]
 
     def run_stream_json(
         self, argv: list[str], env: dict[str, str], mock: MockServer, values: dict[str, str]
