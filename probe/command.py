@@ -16,6 +16,7 @@ from . import results
 from .batch import pairs, probe_many
 from .cache import load_prices
 from .cache_view import console_lines
+from .causes import cause_lines, check_summary, count_line
 from .checks import judge_run
 from .errors import ProbeDataError
 from .harness import ProbeRun, run_probe
@@ -77,16 +78,18 @@ def probe(
     out.write(
         f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
     )
-    for check in checks:
-        out.write(f"  {check.verdict:<12} {check.id:<15} {visible_controls(check.summary)}\n")
+    for line in cause_lines(data):  # each once, before the checks that refer to it
+        out.write(f"  {visible_controls(line)}\n")
+    for check in data["checks"]:
+        summary = visible_controls(check_summary(check, data["shortfalls"]))
+        out.write(f"  {check['verdict']:<12} {check['id']:<15} {summary}\n")
     for line in console_lines(data):
         out.write(visible_controls(line) + "\n")
     for line in _left_running(run):
         out.write(line + "\n")
     if run.kept:
         out.write(f"the last session's folders are kept in {run.kept}\n")
-    failed = sum(1 for c in checks if c.verdict in results.FAILING)
-    out.write(f"{failed} check failed\n" if failed == 1 else f"{failed} checks failed\n")
+    out.write(count_line(data["checks"]) + "\n")
     return results.exit_code(checks)
 
 

@@ -112,6 +112,7 @@ class _Session:
         self.processes: list[ProcessRun] = []
         self.spawned: list[tuple[subprocess.Popen[bytes], Container]] = []
         self.began = time.monotonic()
+        self.base_url = ""  # the mock's, once it has started
 
     def values(self, mock: MockServer) -> dict[str, str]:
         source = self.profile.source
@@ -453,6 +454,7 @@ class _Session:
             compact_marker=self.scenario.turns[0].user if compact is not None else "",
         )
         with MockServer(script, self.log) as mock:
+            self.base_url = mock.base_url
             values = self.values(mock)
             self.prepare(values)
             drive = self.profile.drive
@@ -536,7 +538,13 @@ class _Session:
         shown = _bounded(path) if path is not None else None
         mcp_log = read_log(self.room.root / "mcp-log.jsonl")
         return SessionRun(
-            self.index, self.clock, read_log(self.log), self.processes, shown, mcp_log=mcp_log
+            self.index,
+            self.clock,
+            read_log(self.log),
+            self.processes,
+            shown,
+            mcp_log=mcp_log,
+            base_url=self.base_url,
         )
 
     def one_process_argv(self, command: Sequence[str], values: dict[str, str]) -> list[str]:

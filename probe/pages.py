@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .cache_view import bars, dollars, percent
+from .causes import check_summary
 from .matrix import RANK, SYMBOL, Change, Comparison, Row, cache_scenarios, columns, money
 
 
@@ -33,6 +34,7 @@ def run_page(data: dict[str, Any]) -> str:
             cache=[(s, bars(s)) for s in sessions],
             percent=percent,
             dollars=dollars,
+            summary=check_summary,
         )
     )
 

@@ -66,6 +66,7 @@ class SessionRun:
     margins: list[float] = field(default_factory=list)
     # What the probe's MCP server logged (mcp_server.py), one event a line, when one ran.
     mcp_log: list[dict[str, Any]] = field(default_factory=list)
+    base_url: str = ""  # the mock's, for a harness that may not have used it
 
 
 @dataclass

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from ctxconf.terminal.controls import visible_controls
 
 from ..clock import clock_misses
-from ..events import command_message
+from ..events import command_message, substitute
 from ..harness import ProbeRun, ProcessRun, SessionRun
+from ..server import route
 from .changes import changes_shortfalls
 from .model import Need, Sent, _count
 
@@ -62,28 +63,115 @@ def played_turns(run: ProbeRun) -> list[int]:
     return [0] if run.profile.plays_one_turn else list(range(len(run.scenario.turns)))
 
 
+def _ending(process: ProcessRun) -> tuple[object, ...]:
+    """What tells one way of ending from another, the seconds aside: two turns that ended alike
+    are one cause."""
+    lines = process.stderr.strip().splitlines()
+    return (process.exit_code, process.timed_out, process.killed, lines[-1] if lines else "")
+
+
+def _numbers(turns: list[int]) -> str:
+    shown = [str(t + 1) for t in turns]
+    if len(shown) == 1:
+        return f"turn {shown[0]}"
+    return f"turns {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+@dataclass
+class _Silent:
+    """Turns in a row that sent nothing, each ending the same way: one shortfall."""
+
+    turns: list[int]
+    what: str  # "sent no request", "was never played"
+    why: str
+    ending: tuple[object, ...]
+    hint: str = ""  # what may be behind it, after the turns folded in
+
+    def reason(self, where: str) -> str:
+        what, alike = self.what, ""
+        if len(self.turns) > 1:
+            what = what.replace("was ", "were ")
+            later = _numbers(self.turns[1:])
+            alike = f" ({later} ended the same way)"
+        return f"{where}{_numbers(self.turns)} {what}: {self.why}{alike}{self.hint}"
+
+
+def _mock_url_hint(run: ProbeRun, session: SessionRun, process: ProcessRun) -> str:
+    """Why a process may have sent the mock nothing it could answer: no request came at all
+    (the harness is not using the mock's base URL?), or came on a path the mock does not
+    serve; with where the profile gives the harness that URL."""
+    came = [e for e in session.entries if int(e.get("n", 0)) <= process.last_request]
+    own = [e for e in came if int(e.get("n", 0)) > process.first_request]
+    unserved = [
+        f"{e.get('method')} {e.get('path')}"
+        for e in own
+        if route(str(e.get("method")), str(e.get("path"))) == ("", None)
+    ]
+    if unserved:
+        paths = ", ".join(dict.fromkeys(unserved))
+        return (
+            f"; the mock got {_count(len(unserved), 'request')} on a path it does not serve"
+            f" for {run.profile.api} ({paths}): is the base URL's path right? "
+            + _url_carriers(run, session)
+        )
+    if came:
+        return ""
+    return "; is the harness using the mock's base URL? " + _url_carriers(run, session)
+
+
+def _url_carriers(run: ProbeRun, session: SessionRun) -> str:
+    """Where the profile gives the harness the mock's URL: the variables it sets, else the
+    files it writes, else the command."""
+    values = {"base_url": session.base_url, "port": session.base_url.rsplit(":", 1)[-1]}
+
+    def carries(text: str) -> bool:
+        return "{base_url}" in text or "{port}" in text
+
+    profile = run.profile
+    names = [f"{k}={substitute(v, values)}" for k, v in profile.env.items() if carries(v)]
+    if names:
+        return "the profile set " + ", ".join(names)
+    files = [name for name, text in profile.files.items() if carries(text)]
+    if files:
+        return "the profile wrote it into " + ", ".join(files)
+    if any(carries(a) for a in (*profile.drive.first, *profile.drive.resume)):
+        return "the profile passes it in the harness's command"
+    return "the profile gives it ({base_url}) to the harness in no variable, file or command"
+
+
 def _turns(
     run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
 ) -> list[Shortfall]:
     """`anew`: the turns whose resume started a new session, which the mock then played from
-    the scenario's first step."""
-    out = []
+    the scenario's first step. Turns in a row that sent nothing and ended the same way are one
+    shortfall, named once."""
+    out: list[Shortfall | _Silent] = []
     # A harness without tools, or one fed a script of its own, cannot be placed step by step.
     by_step = any(s.step is not None for s in sent) and not run.profile.drive.script
     setup = next((p for p in session.processes if p.setup), None)
+
+    def silent(turn: int, what: str, why: str, ending: tuple[object, ...], hint: str = "") -> None:
+        last = out[-1] if out else None
+        if isinstance(last, _Silent) and (last.what, last.ending) == (what, ending):
+            last.turns.append(turn)
+        else:
+            out.append(_Silent([turn], what, why, ending, hint))
+
     for turn in played_turns(run):
         number = _process_of_turn(session, turn)
         if number is None:
-            why = f": the setup command failed: {ended(setup)}" if setup is not None else ""
-            out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} was never played{why}"))
+            why = f"the setup command failed: {ended(setup)}" if setup is not None else ""
+            silent(turn, "was never played", why, ("setup",))
             continue
+        process = session.processes[number]
         own = [s for s in sent if s.process == number]
+        if not own:
+            if by_step and run.scenario.turns[turn].command == "compact":
+                continue  # its one request, the compaction's, is the command need's to find
+            hint = _mock_url_hint(run, session, process)
+            silent(turn, "sent no request", ended(process), _ending(process), hint)
+            continue
         if not by_step:
-            if not own:
-                why = ended(session.processes[number])
-                out.append(
-                    Shortfall("turns", turn, f"{where}turn {turn + 1} sent no request: {why}")
-                )
             continue
         if run.scenario.turns[turn].command == "compact":
             continue  # its one request, the compaction's, is the command need's to find
@@ -96,7 +184,7 @@ def _turns(
         }
         if len(got) == len(wanted):
             continue
-        why = ended(session.processes[number])
+        why = ended(process)
         if turn in anew:
             why = "its resume started a new session, which the mock played from the first step"
         if not got:
@@ -104,7 +192,10 @@ def _turns(
         else:
             what = f"sent {len(got)} of its {_count(len(wanted), 'request')}"
         out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} {what}: {why}"))
-    return out
+    return [
+        Shortfall("turns", f.turns[0], f.reason(where)) if isinstance(f, _Silent) else f
+        for f in out
+    ]
 
 
 def _clock(run: ProbeRun, session: SessionRun, where: str) -> list[Shortfall]:
