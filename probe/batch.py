@@ -119,7 +119,11 @@ def _run_one(pair: Pair, folder: Path, options: Sequence[str], children: _Childr
             code = child.wait()
         finally:
             children.ended(child)
-    return Done(pair, code, time.monotonic() - started, _last_line(text))
+    said = _last_line(text)
+    if code == EXIT_INTERRUPTED and "interrupted" not in said:
+        # Stopped before it could say so (while it loaded): the line says it all the same.
+        said = f"interrupted: {said}" if said else "interrupted"
+    return Done(pair, code, time.monotonic() - started, said)
 
 
 def probe_many(

@@ -37,7 +37,9 @@ def ended(process: ProcessRun) -> str:
     """How a process ended, with the last line of its standard error."""
     if process.exit_code is None and not process.timed_out and not process.killed:
         return visible_controls(process.stderr.strip()[:QUOTE_CHARS]) or "it did not start"
-    if process.timed_out:
+    if process.interrupted:
+        what = "was ended by the probe when the run was interrupted"
+    elif process.timed_out:
         what = "timed out"
     elif process.killed:
         what = "was killed by the probe"
@@ -286,8 +288,40 @@ def _refused(session: SessionRun, where: str) -> list[Shortfall]:
     ]
 
 
+def _cut(session: SessionRun) -> int:
+    """The first turn an interruption left unplayed in `session`: the one whose process it
+    ended, else the one after the last played."""
+    ended_turns = [min(p.turns) for p in session.processes if p.interrupted and p.turns]
+    if ended_turns:
+        return ended_turns[0]
+    played = [t for p in session.processes for t in p.turns]
+    return max(played) + 1 if played else 0
+
+
+def _interruption(run: ProbeRun, session: SessionRun | None, where: str) -> Shortfall:
+    """What the interruption left unplayed, as one shortfall that every check needs."""
+    name = run.interrupted
+    turns = played_turns(run)
+    cut = _cut(session) if session is not None else 0
+    under_way = [p for p in (session.processes if session else []) if p.interrupted and p.turns]
+    if under_way:
+        head = f"interrupted by {name} in {_numbers(under_way[0].turns)}"
+    elif cut < len(turns):
+        head = f"interrupted by {name} before turn {cut + 1}"
+    else:
+        head = f"interrupted by {name} after session {len(run.sessions)}"
+    left = [f"{_numbers(turns[cut:])} not played to the end"] if cut < len(turns) else []
+    later = len(run.scenario.sessions) - max(len(run.sessions), 1)  # those after this one
+    if later:
+        left.append(f"{_count(later, 'later session')} not played")
+    detail = "; ".join(left) or "nothing left to play"
+    return Shortfall("turns", cut if cut < len(turns) else None, f"{where}{head}: {detail}")
+
+
 def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
-    """Everything the scenario meant that the run did not do, session by session."""
+    """Everything the scenario meant that the run did not do, session by session. An
+    interrupted session is judged up to the turn the interruption came in, which with the
+    turns after it is one shortfall of its own."""
     out: list[Shortfall] = []
     if run.not_played:
         return []
@@ -297,15 +331,24 @@ def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
         where = f"session {index + 1}: " if len(run.sessions) > 1 else ""
         resumes = _resumes(run, session, sent, where)
         anew = {f.turn for f in resumes if f.turn is not None}
-        out += _refused(session, where)
-        out += resumes
-        out += _turns(run, session, sent, where, anew)
-        out += _clock(run, session, where)
-        out += _kill(run, session, where)
-        out += [
+        found = _refused(session, where)
+        found += resumes
+        found += _turns(run, session, sent, where, anew)
+        found += _clock(run, session, where)
+        found += _kill(run, session, where)
+        found += [
             Shortfall(need, turn, why)
             for need, turn, why in changes_shortfalls(run, session, sent, where)
         ]
+        if run.interrupted and index == len(run.sessions) - 1:
+            cut = _cut(session)
+            found = [
+                f for f in found if f.need == "bodies" or (f.turn is not None and f.turn < cut)
+            ]
+            found.append(_interruption(run, session, where))
+        out += found
+    if run.interrupted and not run.sessions:
+        out.append(_interruption(run, None, ""))
     return out
 
 
