@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from ctxconf.terminal.controls import visible_controls
 
 from ..clock import clock_misses
-from ..events import command_message, substitute
+from ..events import command_message
 from ..harness import ProbeRun, ProcessRun, SessionRun
-from ..server import route
 from .changes import changes_shortfalls
 from .model import Need, Sent, _count
+from .unsent import mock_url_hint
 
 QUOTE_CHARS = 200
 
@@ -98,49 +98,6 @@ class _Silent:
         return f"{where}{_numbers(self.turns)} {what}: {self.why}{alike}{self.hint}"
 
 
-def _mock_url_hint(run: ProbeRun, session: SessionRun, process: ProcessRun) -> str:
-    """Why a process may have sent the mock nothing it could answer: no request came at all
-    (the harness is not using the mock's base URL?), or came on a path the mock does not
-    serve; with where the profile gives the harness that URL."""
-    came = [e for e in session.entries if int(e.get("n", 0)) <= process.last_request]
-    own = [e for e in came if int(e.get("n", 0)) > process.first_request]
-    unserved = [
-        f"{e.get('method')} {e.get('path')}"
-        for e in own
-        if route(str(e.get("method")), str(e.get("path"))) == ("", None)
-    ]
-    if unserved:
-        paths = ", ".join(dict.fromkeys(unserved))
-        return (
-            f"; the mock got {_count(len(unserved), 'request')} on a path it does not serve"
-            f" for {run.profile.api} ({paths}): is the base URL's path right? "
-            + _url_carriers(run, session)
-        )
-    if came:
-        return ""
-    return "; is the harness using the mock's base URL? " + _url_carriers(run, session)
-
-
-def _url_carriers(run: ProbeRun, session: SessionRun) -> str:
-    """Where the profile gives the harness the mock's URL: the variables it sets, else the
-    files it writes, else the command."""
-    values = {"base_url": session.base_url, "port": session.base_url.rsplit(":", 1)[-1]}
-
-    def carries(text: str) -> bool:
-        return "{base_url}" in text or "{port}" in text
-
-    profile = run.profile
-    names = [f"{k}={substitute(v, values)}" for k, v in profile.env.items() if carries(v)]
-    if names:
-        return "the profile set " + ", ".join(names)
-    files = [name for name, text in profile.files.items() if carries(text)]
-    if files:
-        return "the profile wrote it into " + ", ".join(files)
-    if any(carries(a) for a in (*profile.drive.first, *profile.drive.resume)):
-        return "the profile passes it in the harness's command"
-    return "the profile gives it ({base_url}) to the harness in no variable, file or command"
-
-
 def _turns(
     run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
 ) -> list[Shortfall]:
@@ -170,7 +127,7 @@ def _turns(
         if not own:
             if by_step and run.scenario.turns[turn].command == "compact":
                 continue  # its one request, the compaction's, is the command need's to find
-            hint = _mock_url_hint(run, session, process)
+            hint = mock_url_hint(run, session, process)
             silent(turn, "sent no request", ended(process), _ending(process), hint)
             continue
         if not by_step:
