@@ -93,8 +93,8 @@ class _Silent:
         what, alike = self.what, ""
         if len(self.turns) > 1:
             what = what.replace("was ", "were ")
-            later = _numbers(self.turns[1:])
-            alike = f" ({later} ended the same way)"
+            if self.ending != ("setup",):  # one setup failed for all of them: no more to say
+                alike = f" ({_numbers(self.turns[1:])} ended the same way)"
         return f"{where}{_numbers(self.turns)} {what}: {self.why}{alike}{self.hint}"
 
 
