@@ -114,6 +114,7 @@ def _run_one(pair: Pair, folder: Path, options: Sequence[str], children: _Childr
     with text.open("w", encoding="utf-8") as log:
         child = children.start(_command(pair, folder, options), log)
         if child is None:
+            log.write("not started: interrupted\n")  # its file says why it holds no more
             return Done(pair, EXIT_INTERRUPTED, 0.0, "not started: interrupted")
         try:
             code = child.wait()

@@ -90,6 +90,7 @@ def test_ctrl_c_in_a_batch_says_interrupted_on_each_line_and_keeps_what_each_pro
     assert "[1] interrupted by SIGINT in turn 1" in printed
     assert json.loads((folder / f"{hangs.stem}-basic.json").read_text())["interrupted"] == "SIGINT"
     assert not (folder / f"{clean.stem}-basic.json").exists()  # never started
+    assert (folder / f"{clean.stem}-basic.txt").read_text() == "not started: interrupted\n"
 
 
 # --- what an interruption leaves unplayed, from runs made by hand -----------------------------
