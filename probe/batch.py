@@ -114,12 +114,17 @@ def _run_one(pair: Pair, folder: Path, options: Sequence[str], children: _Childr
     with text.open("w", encoding="utf-8") as log:
         child = children.start(_command(pair, folder, options), log)
         if child is None:
+            log.write("not started: interrupted\n")  # its file says why it holds no more
             return Done(pair, EXIT_INTERRUPTED, 0.0, "not started: interrupted")
         try:
             code = child.wait()
         finally:
             children.ended(child)
-    return Done(pair, code, time.monotonic() - started, _last_line(text))
+    said = _last_line(text)
+    if code == EXIT_INTERRUPTED and "interrupted" not in said:
+        # Stopped before it could say so (while it loaded): the line says it all the same.
+        said = f"interrupted: {said}" if said else "interrupted"
+    return Done(pair, code, time.monotonic() - started, said)
 
 
 def probe_many(

@@ -7,8 +7,9 @@ import dataclasses
 import sys
 from json import dumps
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from ctxconf.exitcodes import EXIT_INTERRUPTED
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
@@ -16,9 +17,11 @@ from . import results
 from .batch import Pair, pairs, probe_many
 from .cache import load_prices
 from .cache_view import console_lines
+from .causes import cause_lines, check_summary, count_line
 from .checks import judge_run
 from .errors import ProbeDataError
 from .harness import ProbeRun, run_probe
+from .interrupt import interruptible
 from .matrix import change_lines, matrix_rows
 from .matrix import compare as compare_rows
 from .matrix import load as load_matrix
@@ -58,38 +61,55 @@ def probe(
         stem = (folder or Path("reports")) / Pair(harness, scenario_name).stem
         html, json = Path(f"{stem}.html"), Path(f"{stem}.json")
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
-    run = run_probe(profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider)
-    judged = judge_run(run)
-    checks = judged.checks
-    logs = sorted(logs_dir.glob("requests-*.jsonl"))
-    data = results.to_data(run, judged, logs, table)
-    if json is not None:
-        results.write(json, data)
-    if html is not None:
-        _write(html, run_page(data))
+    with interruptible() as stop:
+        run = run_probe(
+            profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider
+        )
+        stop.playing = False  # a signal from here on is noted: what was found is written whole
+        judged = judge_run(run)
+        logs = sorted(logs_dir.glob("requests-*.jsonl"))
+        data = results.to_data(run, judged, logs, table)
+        if json is not None:
+            results.write(json, data)
+        if html is not None:
+            _write(html, run_page(data))
+        code = _console(run, data, out)
+        if run.interrupted is not None:
+            written = " and ".join(str(p) for p in (json, html) if p is not None)
+            out.write(f"interrupted by {run.interrupted}: what the run found is in {written}\n")
+        return EXIT_INTERRUPTED if run.interrupted or stop.signal_name else code
+
+
+def _console(run: ProbeRun, data: dict[str, Any], out: TextIO) -> int:
+    """What the console says of a run; its exit code."""
+    profile, scenario = run.profile, run.scenario
+    checks = data["checks"]
+    code = 1 if any(c["verdict"] in results.FAILING for c in checks) else 0
     if run.not_installed is not None:
         reason = visible_controls(run.not_installed, also="\n")
         out.write(f"{profile.name}: not installed: {reason}\n")
-        return results.exit_code(checks)
+        return code
     version = visible_controls(run.version or "version unknown", also="\n")
     if run.not_played is not None:
         reason = visible_controls(run.not_played, also="\n")
         out.write(f"{profile.name} ({version}), scenario {scenario.name}: not played: {reason}\n")
-        return results.exit_code(checks)
+        return code
     out.write(
         f"{profile.name} ({version}), scenario {scenario.name}: {data['requests']} requests\n"
     )
+    for line in cause_lines(data):  # each once, before the checks that refer to it
+        out.write(f"  {visible_controls(line)}\n")
     for check in checks:
-        out.write(f"  {check.verdict:<12} {check.id:<15} {visible_controls(check.summary)}\n")
+        summary = visible_controls(check_summary(check, data["shortfalls"]))
+        out.write(f"  {check['verdict']:<12} {check['id']:<15} {summary}\n")
     for line in console_lines(data):
         out.write(visible_controls(line) + "\n")
     for line in _left_running(run):
         out.write(line + "\n")
     if run.kept:
         out.write(f"the last session's folders are kept in {run.kept}\n")
-    failed = sum(1 for c in checks if c.verdict in results.FAILING)
-    out.write(f"{failed} check failed\n" if failed == 1 else f"{failed} checks failed\n")
-    return results.exit_code(checks)
+    out.write(count_line(checks) + "\n")
+    return code
 
 
 def _left_running(run: ProbeRun) -> list[str]:

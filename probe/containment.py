@@ -29,6 +29,7 @@ NAME_CHARS = 160
 class Member:
     pid: int
     group: int  # its process group
+    parent: int
     name: str  # its command name (comm)
     argv: tuple[str, ...]
 
@@ -73,7 +74,7 @@ def _member(pid: int) -> Member | None:
         for part in _read(Path(f"/proc/{pid}/cmdline")).split(b"\0")
         if part
     )
-    return Member(pid, int(fields[2]), name, argv)
+    return Member(pid, int(fields[2]), int(fields[1]), name, argv)
 
 
 class Container:
@@ -159,15 +160,31 @@ class Container:
                 pass  # a process that could not be ended keeps it; it is reported
 
 
+def _runs(member: Member, words: list[str]) -> bool:
+    argv = member.argv
+    return bool(argv) and Path(argv[0]).name == words[0] and list(argv[1:]) == words[1:]
+
+
 def running(members: list[Member], command: str) -> bool:
     """Whether one of `members` runs `command`: a process of its first program with its words as
     arguments (a shell may run it, but the program is there while it runs). A harness whose own
     arguments quote the command is not running it."""
     words = command.split()
-    return any(
-        m.argv and Path(m.argv[0]).name == words[0] and list(m.argv[1:]) == words[1:]
-        for m in members
-    )
+    return any(_runs(m, words) for m in members)
 
 
-__all__ = ["MARKER", "Container", "Member", "cgroup_base", "running"]
+def scenario_own(members: list[Member], commands: list[str]) -> set[int]:
+    """The processes that run one of the scenario's `commands` (as `running` reads one), and
+    those they started: the scenario's, not the harness's, wherever their process group is
+    (`timeout` makes one of its own)."""
+    wanted = [command.split() for command in commands if command.split()]
+    own = {m.pid for m in members if any(_runs(m, words) for words in wanted)}
+    grown = True
+    while grown:
+        more = {m.pid for m in members if m.parent in own} - own
+        own |= more
+        grown = bool(more)
+    return own
+
+
+__all__ = ["MARKER", "Container", "Member", "cgroup_base", "running", "scenario_own"]

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from .clock import margin_before_midnight, next_midnight, widened_margin
-from .containment import Container, running
+from .containment import Container, Member, running, scenario_own
 from .events import (
     command_argv,
     command_env,
@@ -34,6 +34,7 @@ from .events import (
     write_instructions,
     write_mcp_config,
 )
+from .interrupt import signal_name
 from .isolation import (
     Room,
     environment,
@@ -112,6 +113,9 @@ class _Session:
         self.processes: list[ProcessRun] = []
         self.spawned: list[tuple[subprocess.Popen[bytes], Container]] = []
         self.began = time.monotonic()
+        self.base_url = ""  # the mock's, once it has started
+        # The process under way, so that an interruption can end it and keep its record.
+        self.current: tuple[Started, list[str], list[int], MockServer] | None = None
 
     def values(self, mock: MockServer) -> dict[str, str]:
         source = self.profile.source
@@ -210,11 +214,13 @@ class _Session:
         timed_out: bool,
         kill: KillRecord | None = None,
         setup: bool = False,
+        interrupted: bool = False,
     ) -> None:
         process, container = started.process, started.container
         seconds = round(time.monotonic() - started.monotonic, 2)
         # What it left running goes too, inside its group or not.
         outside, alive = container.end(process.pid)
+        outside = self.left_by_harness(outside, outside)
         try:
             process.wait(timeout=5)  # reaped, so its exit code is known
         except subprocess.TimeoutExpired:
@@ -225,7 +231,7 @@ class _Session:
                 session=self.index,
                 turns=turns,
                 argv=argv,
-                exit_code=None if timed_out else process.returncode,
+                exit_code=None if timed_out or interrupted else process.returncode,
                 seconds=seconds,
                 timed_out=timed_out,
                 stdout=_bounded(started.out),
@@ -239,8 +245,10 @@ class _Session:
                 left_running=(kill.left_group if kill else ()) + tuple(m.label() for m in outside),
                 not_ended=tuple(m.label() for m in alive),
                 setup=setup,
+                interrupted=interrupted,
             )
         )
+        self.current = None
 
     def not_started(
         self, argv: list[str], turns: list[int], first: int, reason: str, setup: bool = False
@@ -268,7 +276,9 @@ class _Session:
             reason = f"cannot start {argv[0]}: {e.strerror or e}"
             self.not_started(argv, turns, first, reason, setup=tag == "setup")
             return None
-        return Started(process, container, out, err, first, wall, monotonic, self.moved(clock))
+        started = Started(process, container, out, err, first, wall, monotonic, self.moved(clock))
+        self.current = (started, argv, turns, mock)
+        return started
 
     def run_simple(
         self,
@@ -322,8 +332,16 @@ class _Session:
         kill_group(process)
         outside, _ = started.container.end(process.pid)
         ended = tuple(m.label() for m in members)
-        left = tuple(m.label() for m in outside)
+        left = tuple(m.label() for m in self.left_by_harness(outside, members + outside))
         return KillRecord(command, running(members, command), ended, left)
+
+    def left_by_harness(self, outside: list[Member], seen: list[Member]) -> list[Member]:
+        """Of the processes found outside the harness's group, those it left: not the
+        scenario's own commands (`seen`: every process known, so what a command started is
+        traced to it), which the turn's end or its kill ends as the scenario means."""
+        commands = [s.value for s in self.scenario.steps() if s.kind == "bash"]
+        own = scenario_own(seen, commands)
+        return [m for m in outside if m.pid not in own]
 
     def run_stream_json(
         self, argv: list[str], env: dict[str, str], mock: MockServer, values: dict[str, str]
@@ -414,14 +432,29 @@ class _Session:
         return None if found is None else {**values, "last_session_id": found}
 
     def play(self) -> SessionRun:
+        """The session played; when a signal stops it, what was recorded until then (the run
+        says which signal, the process under way is ended and marked `interrupted`)."""
         try:
             return self._play()
+        except KeyboardInterrupt as stop:
+            self.run.interrupted = signal_name(stop)
+            under_way, self.current = self.current, None
+            if under_way is not None and not any(
+                p.started_at == under_way[0].wall for p in self.processes
+            ):
+                started, argv, turns, mock = under_way
+                self.finish(started, argv, turns, mock, False, interrupted=True)
+            self.end_every_process()
+            return self.recorded()
         except BaseException:
-            # Interrupted: a harness runs in a session of its own, so no signal reached it.
-            for process, container in self.spawned:
-                container.end(process.pid)
-                container.close()
+            self.end_every_process()
             raise
+
+    def end_every_process(self) -> None:
+        # A harness runs in a session of its own, so no signal reached it: it is ended here.
+        for process, container in self.spawned:
+            container.end(process.pid)
+            container.close()
 
     def _play(self) -> SessionRun:
         profile = self.profile
@@ -445,6 +478,7 @@ class _Session:
             pauses=self.scenario.pauses(),
         )
         with MockServer(script, self.log) as mock:
+            self.base_url = mock.base_url
             values = self.values(mock)
             self.prepare(values)
             drive = self.profile.drive
@@ -521,6 +555,10 @@ class _Session:
                     for a in command_argv(profile, self.scenario, None, drive.first)
                 ]
                 self.run_stream_json(argv, self.env(values, self.clock), mock, values)
+        return self.recorded()
+
+    def recorded(self) -> SessionRun:
+        """What the session did: the requests logged, the processes run, the usage file."""
         usage = self.profile.usage_output
         path = None
         if usage is not None and usage.file:
@@ -528,7 +566,13 @@ class _Session:
         shown = _bounded(path) if path is not None else None
         mcp_log = read_log(self.room.root / "mcp-log.jsonl")
         return SessionRun(
-            self.index, self.clock, read_log(self.log), self.processes, shown, mcp_log=mcp_log
+            self.index,
+            self.clock,
+            read_log(self.log),
+            self.processes,
+            shown,
+            mcp_log=mcp_log,
+            base_url=self.base_url,
         )
 
     def one_process_argv(self, command: Sequence[str], values: dict[str, str]) -> list[str]:
@@ -614,6 +658,24 @@ def _not_installed(run: ProbeRun) -> str | None:
     return processes[0].stderr if all(p.seconds == 0.0 for p in processes) else None
 
 
+def _play_sessions(run: ProbeRun, root: Path, out: Path, prefix: list[str]) -> None:
+    """Each session of the run's scenario, until the last or an interruption."""
+    scenario = run.scenario
+    for index, start in enumerate(scenario.sessions):
+        margins = [margin_before_midnight(start)] if start else []
+        while True:
+            clock = start and next_midnight(start) - timedelta(seconds=margins[-1])
+            session = _Session(run, index, root, out, prefix, clock).play()
+            session.margins = list(margins)
+            wider = None if run.interrupted else widened_margin(scenario, session)
+            if wider is None:
+                break
+            margins.append(wider)
+        run.sessions.append(session)
+        if run.interrupted:
+            return
+
+
 def run_probe(
     profile: Profile,
     scenario: Scenario,
@@ -625,39 +687,28 @@ def run_probe(
     """Play every session of `scenario` with the harness of `profile`; logs go under `out`. A
     session whose first turn ran past midnight in the harness's clock is played again with its
     clock started earlier (`clock.widened_margin`). A scenario the profile can cause none of
-    the changes of is not played (`events.unplayable`)."""
+    the changes of is not played (`events.unplayable`). A signal (Ctrl-C) stops it where it is:
+    the run keeps what was recorded and says which signal (`interrupted`)."""
     prefix = list(path_prefix or [])
     out.mkdir(parents=True, exist_ok=True)
+    now = datetime.now().astimezone()
     run = ProbeRun(
-        profile,
-        scenario,
-        harness_version(profile, prefix),
-        datetime.now().astimezone(),
-        datetime.now().astimezone(),
-        _clock_problem(profile, scenario),
-        provider=provider,
+        profile, scenario, None, now, now, _clock_problem(profile, scenario), provider=provider
     )
-    run.not_played = unplayable(profile, scenario)
-    if run.not_played is not None:
-        return run
-    root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
     try:
-        for index, start in enumerate(scenario.sessions):
-            margins = [margin_before_midnight(start)] if start else []
-            while True:
-                clock = start and next_midnight(start) - timedelta(seconds=margins[-1])
-                session = _Session(run, index, root, out, prefix, clock).play()
-                session.margins = list(margins)
-                wider = widened_margin(scenario, session)
-                if wider is None:
-                    break
-                margins.append(wider)
-            run.sessions.append(session)
-    finally:
-        if keep:
-            run.kept = root
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+        run.version = harness_version(profile, prefix)
+        run.not_played = unplayable(profile, scenario)
+        if run.not_played is None:
+            root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
+            try:
+                _play_sessions(run, root, out, prefix)
+            finally:
+                if keep:
+                    run.kept = root
+                else:
+                    shutil.rmtree(root, ignore_errors=True)
+    except KeyboardInterrupt as stop:  # outside a session: each one played is kept
+        run.interrupted = run.interrupted or signal_name(stop)
     run.finished = datetime.now().astimezone()
     run.not_installed = _not_installed(run)
     return run

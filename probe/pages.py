@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .cache_view import bars, dollars, lost_words, nothing_to_save, percent
+from .causes import check_summary
 from .matrix import (
     RANK,
     SYMBOL,
@@ -45,6 +46,7 @@ def run_page(data: dict[str, Any]) -> str:
             dollars=dollars,
             lost_words=lost_words,
             nothing_to_save=nothing_to_save(data),
+            summary=check_summary,
         )
     )
 

@@ -10,7 +10,7 @@ resume command `{last_session_id}`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -18,12 +18,12 @@ from typing import Any, Literal
 
 import yaml
 
-from ctxconf.userfiles.document import SpecFileError
+from ctxconf.userfiles.document import SpecFileError, display
 from ctxconf.userfiles.useryaml import load_user_yaml
 
 from .errors import ProbeDataError
 from .profile_rules import problems
-from .schemas import validate_data
+from .schemas import Places, Problem, refuse, schema_problems
 from .session_ids import SessionIdSource
 from .shapes import SHAPES
 from .tool_map import ToolMap, tool_maps
@@ -147,21 +147,19 @@ def _commands(data: Mapping[str, Any]) -> dict[str, Command]:
 
 
 def profile_from_data(
-    data: Any, source: str, path: Path | None, place: Callable[[str], str] | None = None
+    data: Any, source: str, path: Path | None, places: Places | None = None
 ) -> Profile:
-    """The profile in `data`, read from `source`; `place` says where a JSON pointer's value
-    stands in the file, for an error that names its line:column."""
-    validate_data(data, "profile", source, place)
-    if data["api"] not in SHAPES:  # the registry, not the schema, knows the shapes
-        known = ", ".join(repr(name) for name in SHAPES)
-        where = place("/api") if place is not None else source
-        raise ProbeDataError(f"{where}: at /api: {data['api']!r} is not one of {known}")
-    broken = problems(data)
-    if broken:
-        pointer, problem = broken[0]
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        where = place(pointer) if place is not None else source
-        raise ProbeDataError(f"{where}: at {pointer}: {problem}{more}")
+    """The profile in `data`, read from `source`; `places` says where a JSON pointer's value
+    (or its key) stands in the file, for errors that name their line:column. Every problem is
+    named at once: the schema's, else the registry's and the rules'."""
+    found = schema_problems(data, "profile")
+    if not found:
+        if data["api"] not in SHAPES:  # the registry, not the schema, knows the shapes
+            known = ", ".join(repr(name) for name in SHAPES)
+            found.append(Problem("/api", f"{data['api']!r} is not one of {known}"))
+        found += [Problem(pointer, problem) for pointer, problem in problems(data)]
+    if found:
+        refuse(found, source, places)
     drive = data["drive"]
     usage = data.get("usage_output")
     session_id = data.get("session_id")
@@ -227,7 +225,7 @@ def load_profile(name_or_path: str) -> Profile:
         document = load_user_yaml(path, "harness profile")
     except SpecFileError as error:
         raise ProbeDataError(error.message) from None
-    return profile_from_data(document.data, str(path), path.resolve(), document.place)
+    return profile_from_data(document.data, display(path), path.resolve(), document)
 
 
 __all__ = [

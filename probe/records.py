@@ -43,6 +43,7 @@ class ProcessRun:
     left_running: tuple[str, ...] = ()
     not_ended: tuple[str, ...] = ()
     setup: bool = False  # the profile's setup command, run before the first turn
+    interrupted: bool = False  # ended by the probe when a signal stopped the run
 
     def clock_at(self, moment: float) -> datetime | None:
         """The harness's clock at `moment` (a time.time()), when the probe moved it."""
@@ -66,6 +67,7 @@ class SessionRun:
     margins: list[float] = field(default_factory=list)
     # What the probe's MCP server logged (mcp_server.py), one event a line, when one ran.
     mcp_log: list[dict[str, Any]] = field(default_factory=list)
+    base_url: str = ""  # the mock's, for a harness that may not have used it
 
 
 @dataclass
@@ -81,6 +83,7 @@ class ProbeRun:
     not_installed: str | None = None  # why the harness could not be started at all
     not_played: str | None = None  # why the scenario was not played with this profile
     provider: str | None = None  # whose cache rules the mock follows; None: the API shape's
+    interrupted: str | None = None  # the signal that stopped the run (SIGINT), if one did
 
 
 __all__ = ["KillRecord", "ProbeRun", "ProcessRun", "SessionRun"]

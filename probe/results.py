@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import __version__
+from ctxconf.exitcodes import EXIT_INTERRUPTED
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import usage_figures
@@ -56,6 +57,7 @@ def to_data(
         "clock_problem": run.clock_problem,
         "not_installed": run.not_installed,
         "not_played": run.not_played,
+        "interrupted": run.interrupted,
         "shortfalls": [
             {"need": f.need, "turn": None if f.turn is None else f.turn + 1, "reason": f.reason}
             for f in judged.shortfalls
@@ -78,6 +80,7 @@ def to_data(
                 "left_running": list(p.left_running),
                 "not_ended": list(p.not_ended),
                 "setup": p.setup,
+                "interrupted": p.interrupted,
             }
             for s in run.sessions
             for p in s.processes
@@ -85,7 +88,7 @@ def to_data(
         "requests": sum(len(s.entries) for s in run.sessions),
         "cache": usage_figures.to_data(cache),
         "logs": [str(p) for p in logs],
-        "exit_code": exit_code(checks),
+        "exit_code": EXIT_INTERRUPTED if run.interrupted else exit_code(checks),
     }
 
 

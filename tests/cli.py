@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +83,40 @@ def ctxconf_process(
         timeout=timeout,
     )
     return _checked(Done(done.returncode, done.stdout, done.stderr), expect)
+
+
+def ctxconf_interrupted(
+    *args: str | Path,
+    ready: Callable[[], bool],
+    cwd: Path | None = None,
+    expect: int | None = 130,
+    signum: int = signal.SIGINT,
+    timeout: float = 120,
+) -> Done:
+    """`python -m ctxconf ARGS`, sent `signum` (Ctrl-C) once `ready()` holds: a file written, a
+    request logged, so the signal lands where the test means, whatever the machine's speed.
+    A process that ends before it is ready fails the test with its output."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ctxconf", *map(str, args)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if process.poll() is not None or time.monotonic() > deadline:
+                out, err = process.communicate(timeout=timeout)
+                raise AssertionError(str(Done(process.returncode, out, err)))
+            time.sleep(0.05)  # a poll of `ready`, not a wait for the signal's moment
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return _checked(Done(process.returncode, out, err), expect)
 
 
 def _checked(result: Done, expect: int | None) -> Done:

@@ -12,7 +12,7 @@ by JSON pointer, so a later problem can be shown where the user wrote it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -84,13 +84,24 @@ class UserYaml:
     path: Path
     data: Any
     where: dict[str, Position]  # JSON pointer -> where the value starts (line, column)
+    # JSON pointer of a mapping's value -> where its key is written: a key that should not be
+    # there is shown at itself, though its value starts on a later line.
+    keys: dict[str, Position] = field(default_factory=dict)
 
-    def place(self, at: str) -> str:
-        """`file:line:column` of the value at `at`, or of its nearest parent that was written."""
+    def position(self, at: str, key: bool = False) -> Position | None:
+        """Where the value at `at` starts (with `key`: where its key is written, when it has
+        one), or its nearest parent that was written."""
+        if key and at in self.keys:
+            return self.keys[at]
         known = at
         while known not in self.where and known:
             known = known.rsplit("/", 1)[0]
-        where = self.where.get(known)
+        return self.where.get(known)
+
+    def place(self, at: str, key: bool = False) -> str:
+        """`file:line:column` of the value at `at` (with `key`: of its key), or of its nearest
+        parent that was written."""
+        where = self.position(at, key)
         name = display(self.path)
         return f"{name}:{where}" if where is not None else name
 
@@ -103,6 +114,7 @@ class _Converter:
     def __init__(self, loader: _BoundedLoader) -> None:
         self.loader = loader
         self.where: dict[str, Position] = {}
+        self.keys: dict[str, Position] = {}
 
     def value(self, node: Node, at: str) -> Any:
         # The composer bounded the nesting and the aliases, so this recursion is bounded too.
@@ -123,6 +135,7 @@ class _Converter:
             mapping: dict[str, Any] = {}
             for key_node, value_node in node.value:
                 key = self.key(key_node)
+                self.keys.setdefault(f"{at}/{escape(key)}", _position(key_node.start_mark))
                 mapping[key] = self.value(value_node, f"{at}/{escape(key)}")
             return mapping
         raise _Refused(f"a {_tag_name(node.tag)} value, which JSON cannot carry", node.start_mark)
@@ -197,7 +210,7 @@ def load_user_yaml(path: Path, what: str = "YAML file") -> UserYaml:
         ) from None
     finally:
         loader.dispose()
-    return UserYaml(path, data, converter.where)
+    return UserYaml(path, data, converter.where, converter.keys)
 
 
 def _mark(mark: yaml.Mark | None) -> tuple[int, int] | None:

@@ -257,9 +257,12 @@ class Judgement:
     shortfalls: list[Shortfall]
 
 
-def _short(check: CheckDef, missing: list[Shortfall]) -> CheckResult:
+def _short(check: CheckDef, missing: list[Shortfall], falls: list[Shortfall]) -> CheckResult:
+    """The check's error for what the run did not do; `causes` numbers each shortfall (from 1,
+    in `falls`), so that one said once is referred to rather than repeated."""
     more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-    return _result(check, "error", missing[0].reason + more, shortfalls=len(missing))
+    causes = [falls.index(f) + 1 for f in missing]
+    return _result(check, "error", missing[0].reason + more, shortfalls=len(missing), causes=causes)
 
 
 def _refusals(run: ProbeRun) -> list[dict[str, Any]]:
@@ -298,9 +301,14 @@ def judge_run(run: ProbeRun) -> Judgement:
         if why is not None:
             result = _result(check, "not-testable", why)
         elif missing and not check.fails_when_short:
-            result = _short(check, missing)
+            result = _short(check, missing, falls)
         elif not any(sessions) and not (refused and check.judges_refusals):
-            result = _result(check, "error", _nothing_answered(refused))
+            unsent = [f for f in falls if f.need == "turns"]
+            result = (
+                _short(check, unsent, falls)
+                if unsent
+                else _result(check, "error", _nothing_answered(refused))
+            )
         else:
             try:
                 result = check.judge(check, run, sessions)
@@ -308,7 +316,7 @@ def judge_run(run: ProbeRun) -> Judgement:
                 # A request shaped unlike anything seen is this check's error, not the run's end.
                 result = _result(check, "error", f"cannot judge: {type(e).__name__}: {e}")
             if missing and result.verdict != "fail":
-                result = _short(check, missing)
+                result = _short(check, missing, falls)
         if check.tells_aside and result.verdict == "pass":
             result = replace(result, summary=result.summary + aside_note(aside))
         results.append(result)

@@ -19,6 +19,7 @@ from ..events import command_message
 from ..harness import ProbeRun, ProcessRun, SessionRun
 from .changes import changes_shortfalls
 from .model import Need, Sent, _count
+from .unsent import mock_url_hint
 
 QUOTE_CHARS = 200
 
@@ -36,7 +37,9 @@ def ended(process: ProcessRun) -> str:
     """How a process ended, with the last line of its standard error."""
     if process.exit_code is None and not process.timed_out and not process.killed:
         return visible_controls(process.stderr.strip()[:QUOTE_CHARS]) or "it did not start"
-    if process.timed_out:
+    if process.interrupted:
+        what = "was ended by the probe when the run was interrupted"
+    elif process.timed_out:
         what = "timed out"
     elif process.killed:
         what = "was killed by the probe"
@@ -62,28 +65,72 @@ def played_turns(run: ProbeRun) -> list[int]:
     return [0] if run.profile.plays_one_turn else list(range(len(run.scenario.turns)))
 
 
+def _ending(process: ProcessRun) -> tuple[object, ...]:
+    """What tells one way of ending from another, the seconds aside: two turns that ended alike
+    are one cause."""
+    lines = process.stderr.strip().splitlines()
+    return (process.exit_code, process.timed_out, process.killed, lines[-1] if lines else "")
+
+
+def _numbers(turns: list[int]) -> str:
+    shown = [str(t + 1) for t in turns]
+    if len(shown) == 1:
+        return f"turn {shown[0]}"
+    return f"turns {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+@dataclass
+class _Silent:
+    """Turns in a row that sent nothing, each ending the same way: one shortfall."""
+
+    turns: list[int]
+    what: str  # "sent no request", "was never played"
+    why: str
+    ending: tuple[object, ...]
+    hint: str = ""  # what may be behind it, after the turns folded in
+
+    def reason(self, where: str) -> str:
+        what, alike = self.what, ""
+        if len(self.turns) > 1:
+            what = what.replace("was ", "were ")
+            if self.ending != ("setup",):  # one setup failed for all of them: no more to say
+                alike = f" ({_numbers(self.turns[1:])} ended the same way)"
+        return f"{where}{_numbers(self.turns)} {what}: {self.why}{alike}{self.hint}"
+
+
 def _turns(
     run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
 ) -> list[Shortfall]:
     """`anew`: the turns whose resume started a new session, which the mock then played from
-    the scenario's first step."""
-    out = []
+    the scenario's first step. Turns in a row that sent nothing and ended the same way are one
+    shortfall, named once."""
+    out: list[Shortfall | _Silent] = []
     # A harness without tools, or one fed a script of its own, cannot be placed step by step.
     by_step = any(s.step is not None for s in sent) and not run.profile.drive.script
     setup = next((p for p in session.processes if p.setup), None)
+
+    def silent(turn: int, what: str, why: str, ending: tuple[object, ...], hint: str = "") -> None:
+        last = out[-1] if out else None
+        if isinstance(last, _Silent) and (last.what, last.ending) == (what, ending):
+            last.turns.append(turn)
+        else:
+            out.append(_Silent([turn], what, why, ending, hint))
+
     for turn in played_turns(run):
         number = _process_of_turn(session, turn)
         if number is None:
-            why = f": the setup command failed: {ended(setup)}" if setup is not None else ""
-            out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} was never played{why}"))
+            why = f"the setup command failed: {ended(setup)}" if setup is not None else ""
+            silent(turn, "was never played", why, ("setup",))
             continue
+        process = session.processes[number]
         own = [s for s in sent if s.process == number]
+        if not own:
+            if by_step and run.scenario.turns[turn].command == "compact":
+                continue  # its one request, the compaction's, is the command need's to find
+            hint = mock_url_hint(run, session, process)
+            silent(turn, "sent no request", ended(process), _ending(process), hint)
+            continue
         if not by_step:
-            if not own:
-                why = ended(session.processes[number])
-                out.append(
-                    Shortfall("turns", turn, f"{where}turn {turn + 1} sent no request: {why}")
-                )
             continue
         if run.scenario.turns[turn].command == "compact":
             continue  # its one request, the compaction's, is the command need's to find
@@ -96,7 +143,7 @@ def _turns(
         }
         if len(got) == len(wanted):
             continue
-        why = ended(session.processes[number])
+        why = ended(process)
         if turn in anew:
             why = "its resume started a new session, which the mock played from the first step"
         if not got:
@@ -104,7 +151,10 @@ def _turns(
         else:
             what = f"sent {len(got)} of its {_count(len(wanted), 'request')}"
         out.append(Shortfall("turns", turn, f"{where}turn {turn + 1} {what}: {why}"))
-    return out
+    return [
+        Shortfall("turns", f.turns[0], f.reason(where)) if isinstance(f, _Silent) else f
+        for f in out
+    ]
 
 
 def _clock(run: ProbeRun, session: SessionRun, where: str) -> list[Shortfall]:
@@ -195,8 +245,40 @@ def _refused(session: SessionRun, where: str) -> list[Shortfall]:
     ]
 
 
+def _cut(session: SessionRun) -> int:
+    """The first turn an interruption left unplayed in `session`: the one whose process it
+    ended, else the one after the last played."""
+    ended_turns = [min(p.turns) for p in session.processes if p.interrupted and p.turns]
+    if ended_turns:
+        return ended_turns[0]
+    played = [t for p in session.processes for t in p.turns]
+    return max(played) + 1 if played else 0
+
+
+def _interruption(run: ProbeRun, session: SessionRun | None, where: str) -> Shortfall:
+    """What the interruption left unplayed, as one shortfall that every check needs."""
+    name = run.interrupted
+    turns = played_turns(run)
+    cut = _cut(session) if session is not None else 0
+    under_way = [p for p in (session.processes if session else []) if p.interrupted and p.turns]
+    if under_way:
+        head = f"interrupted by {name} in {_numbers(under_way[0].turns)}"
+    elif cut < len(turns):
+        head = f"interrupted by {name} before turn {cut + 1}"
+    else:
+        head = f"interrupted by {name} after session {len(run.sessions)}"
+    left = [f"{_numbers(turns[cut:])} not played to the end"] if cut < len(turns) else []
+    later = len(run.scenario.sessions) - max(len(run.sessions), 1)  # those after this one
+    if later:
+        left.append(f"{_count(later, 'later session')} not played")
+    detail = "; ".join(left) or "nothing left to play"
+    return Shortfall("turns", cut if cut < len(turns) else None, f"{where}{head}: {detail}")
+
+
 def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
-    """Everything the scenario meant that the run did not do, session by session."""
+    """Everything the scenario meant that the run did not do, session by session. An
+    interrupted session is judged up to the turn the interruption came in, which with the
+    turns after it is one shortfall of its own."""
     out: list[Shortfall] = []
     if run.not_played:
         return []
@@ -206,15 +288,24 @@ def shortfalls(run: ProbeRun, sessions: list[list[Sent]]) -> list[Shortfall]:
         where = f"session {index + 1}: " if len(run.sessions) > 1 else ""
         resumes = _resumes(run, session, sent, where)
         anew = {f.turn for f in resumes if f.turn is not None}
-        out += _refused(session, where)
-        out += resumes
-        out += _turns(run, session, sent, where, anew)
-        out += _clock(run, session, where)
-        out += _kill(run, session, where)
-        out += [
+        found = _refused(session, where)
+        found += resumes
+        found += _turns(run, session, sent, where, anew)
+        found += _clock(run, session, where)
+        found += _kill(run, session, where)
+        found += [
             Shortfall(need, turn, why)
             for need, turn, why in changes_shortfalls(run, session, sent, where)
         ]
+        if run.interrupted and index == len(run.sessions) - 1:
+            cut = _cut(session)
+            found = [
+                f for f in found if f.need == "bodies" or (f.turn is not None and f.turn < cut)
+            ]
+            found.append(_interruption(run, session, where))
+        out += found
+    if run.interrupted and not run.sessions:
+        out.append(_interruption(run, None, ""))
     return out
 
 

@@ -256,3 +256,29 @@ def test_a_preloaded_library_reaches_the_harness_and_not_the_shell_that_joins_th
     assert started_env[containment.MARKER] == container.token
     if finder == "cgroup":
         assert "LD_PRELOAD" not in started_env  # the shell runs without it
+
+
+@pytest.mark.slow
+def test_the_scenarios_own_command_is_ended_by_its_kill_and_never_called_left_running(
+    tmp_path: Path, finder: str
+) -> None:
+    # `timeout` puts itself in a process group of its own, so after the kill it stands outside
+    # the harness's group: the scenario's command, which the kill ends, not a leak.
+    scenario = _quick_crash(tmp_path)
+    run = run_fake(tmp_path, "chat", scenario, persist=True)
+    kill = run.sessions[0].processes[1].kill
+    assert kill is not None and kill.running, kill
+    assert any(name.startswith("timeout (timeout 6 tail") for name in kill.ended), kill
+    assert [p.left_running for s in run.sessions for p in s.processes] == [(), (), ()]
+    assert [p.not_ended for s in run.sessions for p in s.processes] == [(), (), ()]
+
+
+@pytest.mark.slow
+def test_a_daemon_the_harness_leaves_in_a_crash_is_still_named(tmp_path: Path, finder: str) -> None:
+    scenario = _quick_crash(tmp_path)
+    run = run_fake(tmp_path, "chat", scenario, variant="leaves_daemon", persist=True)
+    left = [[n for n in p.left_running] for s in run.sessions for p in s.processes]
+    assert all(len(names) == 1 and names[0].startswith("sleep (sleep 600 0") for names in left), (
+        left
+    )
+    assert not any("timeout" in name for names in left for name in names), left

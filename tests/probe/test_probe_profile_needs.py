@@ -105,9 +105,10 @@ def test_a_setup_command_runs_before_the_first_turn_in_the_harness_home(tmp_path
     first = setup.sessions[0].processes[0]
     assert first.setup and first.exit_code == 0 and first.turns == []
     reasons = _shortfalls(failing)
-    assert reasons and reasons[0].startswith(
-        "turn 1 was never played: the setup command failed: the process exited 3"
+    assert len(reasons) == 1 and reasons[0].startswith(
+        "turns 1 and 2 were never played: the setup command failed: the process exited 3"
     ), reasons
+    assert "ended the same way" not in reasons[0]
     assert [p.setup for p in failing.sessions[0].processes] == [True]
 
 

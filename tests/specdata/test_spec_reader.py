@@ -163,6 +163,16 @@ def test_yaml_keeps_a_date_as_the_text_written(tmp_path: Path) -> None:
     assert loaded.place("/n/1") == f"{_name(tmp_path)}:2:8"
 
 
+def test_yaml_places_a_key_where_it_is_written_and_a_value_where_it_starts(
+    tmp_path: Path,
+) -> None:
+    loaded = load_user_yaml(_yaml(tmp_path, "a: 1\nblock:\n  inner: x\n"))
+    assert loaded.place("/block") == f"{_name(tmp_path)}:3:3"  # the mapping, a line below
+    assert loaded.place("/block", key=True) == f"{_name(tmp_path)}:2:1"
+    assert loaded.place("/block/inner", key=True) == f"{_name(tmp_path)}:3:3"
+    assert loaded.place("/block/gone", key=True) == f"{_name(tmp_path)}:3:3"  # its parent
+
+
 def _name(tmp_path: Path) -> str:
     from ctxconf.userfiles.document import display
 
