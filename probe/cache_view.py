@@ -35,7 +35,8 @@ def nothing_to_save(data: dict[str, Any]) -> str | None:
     rows = [r for s in sessions for r in s["requests"]]
     kinds = {c["kind"] for r in rows if r["diagnosis"] for c in r["diagnosis"]["causes"]}
     lost = sum(s["totals"]["lost"] for s in sessions)
-    if not kinds or not kinds <= GRANULARITY or lost:
+    # Rounding alone is no matter of size: only a minimum or a model without a cache is.
+    if not kinds <= GRANULARITY or not kinds - {"rounding"} or lost:
         return None
     return (
         "the harness lost nothing it could save: what it did not read was under the provider's "

@@ -26,6 +26,7 @@ from .matrix import change_lines, matrix_rows
 from .matrix import compare as compare_rows
 from .matrix import load as load_matrix
 from .matrix import to_data as matrix_data
+from .padding import padded
 from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
@@ -50,9 +51,13 @@ def probe(
     provider: str | None = None,
     prices: Path | None = None,
     folder: Path | None = None,
+    padding: int | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
+    if padding is not None:
+        scenario, where = padded(scenario, profile, padding)
+        out.write(f"padded with project notes of about {padding:,} tokens in {where}\n")
     provider_for(profile.api, provider)  # refused before the harness starts
     table = load_prices(prices)
     if timeout is not None:

@@ -61,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "where the harness's API shape allows it; default: the shape's own",
     )
     parser.add_argument(
+        "--padding",
+        type=_tokens,
+        metavar="TOKENS",
+        help="project notes of about TOKENS tokens in the harness's instruction file (else after "
+        "the first message), so a small harness's prompt reaches the providers' cache minimums",
+    )
+    parser.add_argument(
         "--prices",
         type=Path,
         metavar="FILE",
@@ -144,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
             provider=args.provider,
             prices=args.prices,
             folder=args.out,
+            padding=args.padding,
         )
     except CtxconfError as e:
         print(f"ctxconf probe: {e.describe()}", file=sys.stderr)
@@ -151,6 +159,17 @@ def run(args: argparse.Namespace) -> int:
     except ProbeDataError as e:
         print(f"ctxconf probe: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _tokens(text: str) -> int:
+    """A count of tokens for --padding: a whole number from 1 to a million."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens") from None
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{value} tokens: give from 1 to 1000000")
+    return value
 
 
 def _passed_on(args: argparse.Namespace) -> list[str]:
@@ -166,6 +185,8 @@ def _passed_on(args: argparse.Namespace) -> list[str]:
         options += ["--provider", args.provider]
     if args.prices is not None:
         options += ["--prices", str(args.prices.resolve())]
+    if args.padding is not None:
+        options += ["--padding", str(args.padding)]
     return options
 
 

@@ -166,6 +166,13 @@ def test_a_run_whose_every_loss_is_the_provider_s_says_the_harness_lost_nothing(
     assert "the harness lost nothing it could save" in run_page(run)
 
 
+def test_rounding_alone_is_no_matter_of_size_and_gets_no_such_words() -> None:
+    run = _below_minimum_run()
+    for session in run["cache"]["sessions"]:
+        session["requests"][1]["diagnosis"]["causes"][0]["kind"] = "rounding"
+    assert not any("lost nothing" in line for line in console_lines(run))
+
+
 def test_a_loss_the_harness_could_have_saved_gets_no_such_words() -> None:
     run = _run("basic", 0.25, 900)  # a system-text change, 900 tokens lost to the harness
     assert not any("lost nothing" in line for line in console_lines(run))

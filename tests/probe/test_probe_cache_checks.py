@@ -86,8 +86,7 @@ def test_a_run_whose_every_request_is_refused_says_so(tmp_path: Path) -> None:
     markers = checks["cache-markers"]
     assert markers.verdict == "fail", markers
     assert markers.summary == (
-        "request 1 was refused: A maximum of 4 blocks with cache_control may be provided. "
-        "Found 5."
+        "request 1 was refused: A maximum of 4 blocks with cache_control may be provided. Found 5."
     )
     assert checks["system-once"].verdict == "error"
 

@@ -7,6 +7,8 @@ $HOME/.fake), or `--stream-json`: one `{"message": …}` line per turn on standa
 libfaketime would make a real harness do. Without faults it keeps to the rules the probe checks.
 
 Faults: date-in-system (the date in a prompt made once, and no note at midnight),
+date-per-process (the date in a prompt made again by every process, as a harness that keeps
+only its history does),
 rebuilt-prompt (a prompt remade every request), rewritten-previous (a reminder on the last user
 message, dropped from it in the next request), changing-tools (a tool more on every request),
 uncapped (a long output passed whole), ignore-usage (no cached tokens in the output).
@@ -58,6 +60,7 @@ from changes import Changes
 
 FAULTS = (
     "date-in-system",
+    "date-per-process",
     "rebuilt-prompt",
     "rewritten-previous",
     "changing-tools",
@@ -229,6 +232,8 @@ class Session:
             self.rewrite()
         self.changes = Changes(self, state)
         self.system: str = state.get("system") or self.make_system(0)
+        if "date-per-process" in self.faults:  # only the history is kept
+            self.system = self.make_system(0)
         self.told: str | None = state.get("told")
         self.reads: dict[str, str] = state.get("reads", {})
         self.requests = int(state.get("requests", 0))
@@ -240,7 +245,7 @@ class Session:
         lines += [f"Home: {os.environ['HOME']}", f"Working folder: {os.getcwd()}", *GUIDE]
         if getattr(self, "changes", None) is not None:
             lines += self.changes.in_system()
-        if "date-in-system" in self.faults:
+        if {"date-in-system", "date-per-process"} & set(self.faults):
             lines.append(f"Current date: {now().date().isoformat()}")
         if "rebuilt-prompt" in self.faults:
             lines.append(f"Request number: {request}")
@@ -300,7 +305,8 @@ class Session:
         others = self.changes.note_lines()
         if others:
             text = "<session-note>\n" + "\n".join(others) + "\n</session-note>\n\n" + text
-        if "date-in-system" not in self.faults and today != self.told:
+        dated = {"date-in-system", "date-per-process"} & set(self.faults)
+        if not dated and today != self.told:
             text = self.note(today) + text
             self.told = today
         self.add({"role": "user", "text": text})
