@@ -442,6 +442,7 @@ class _Session:
                 {self.scenario.first_step_of_turn(compact)} if compact is not None else ()
             ),
             compact_marker=self.scenario.turns[0].user if compact is not None else "",
+            said=tuple(turn.user for turn in self.scenario.turns),
         )
         with MockServer(script, self.log) as mock:
             values = self.values(mock)

@@ -6,7 +6,8 @@ itself shows: the number of assistant turns it carries, less the number the firs
 tools carried (a harness may open with a canned assistant turn). Nothing else is remembered
 between requests, so retries, a session resumed in a new process and second user turns land on
 the right step. A request without tools (a title, a summary, a next-speaker check) gets a short
-text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers are the cache audit's:
+text, or `{"next_speaker": "user"}` when it asks for JSON; so does a side request with tools,
+one that ends with a prompt of the harness's own after the loop's history. Usage numbers are the cache audit's:
 each answered request is played with the session's earlier ones under a provider's rules
 (`cache_session.py`), and a request that provider refuses is answered with its API's error.
 """
@@ -31,7 +32,7 @@ from .mapping import map_step
 from .scenario import Step
 from .shapes import read_request, route_of, shape_named
 from .tool_map import ToolMap
-from .wire import Request, Shape
+from .wire import Request, Shape, ends_with_own_prompt
 
 OUTPUT_TOKENS = 10
 SHUTDOWN_POLL = 0.05  # seconds
@@ -64,6 +65,9 @@ class Script:
     # The session's first message: a summary asked for apart, with the transcript pasted into
     # one message, is a compaction's request too when it comes after the turn before it.
     compact_marker: str = ""
+    # The scenario's user messages: a request that ends with a prompt of the harness's own after
+    # a history holding them is a side request (a title, a summary) and plays no step.
+    said: tuple[str, ...] = ()
 
 
 def redact_path(path: str) -> str:
@@ -114,7 +118,10 @@ class MockModel:
                     start = self.rebase_from.setdefault(user, request.assistant_turns)
                     return first_step + request.assistant_turns - start
             step = request.assistant_turns - self.baseline
-            return self._compacting(step) or step
+            compacting = self._compacting(step)
+            if compacting is not None:
+                return compacting
+            return None if ends_with_own_prompt(request, self.script.said) else step
 
     def _compacting(self, step: int) -> int | None:
         """The compaction's step for a request that comes after the turn before it was answered

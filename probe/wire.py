@@ -185,6 +185,25 @@ def ends_with_result(request: Request) -> bool:
     return any(m.kind == "result" and m.message == last for m in request.history)
 
 
+def ends_with_own_prompt(request: Request, said: Sequence[str]) -> bool:
+    """Whether the request branches from the loop's history with a prompt of the harness's own
+    (a title, a summary, a memory update): the user messages after the last answer hold neither
+    a tool's result nor any of `said` (the scenario's messages), while an earlier message holds
+    one. What it is sent with, the loop's prompt and tools or others, does not matter."""
+    results = {m.message for m in request.history if m.kind == "result"}
+    prompts: list[str] = []
+    for index in range(len(request.messages) - 1, -1, -1):
+        message = request.messages[index]
+        if index in results:
+            return False
+        if not isinstance(message, Mapping) or message.get("role") != "user":
+            break
+        prompts.append(text_of_message(message))
+    if not prompts or any(text in prompt for text in said for prompt in prompts):
+        return False
+    return any(text in user for text in said for user in request.user_texts)
+
+
 def tool_calls(request: Request) -> list[ToolCall]:
     """Every call in the request's history, each paired with the first later result that
     answers it: by id, or by name for a shape without ids."""
@@ -220,6 +239,7 @@ __all__ = [
     "canonical",
     "description_of",
     "dicts",
+    "ends_with_own_prompt",
     "ends_with_result",
     "leading_system",
     "mentions",
