@@ -261,7 +261,9 @@ def _short(check: CheckDef, missing: list[Shortfall]) -> CheckResult:
 
 
 def judge_run(run: ProbeRun) -> Judgement:
+    # What the person types, and the turn's text a command wraps (a harness may send either).
     said = [command_message(run.profile, turn) for turn in run.scenario.turns]
+    said += [turn.user for turn in run.scenario.turns]
     splits = [split_requests(s, said) for s in run.sessions]
     sessions = [sent for sent, _ in splits]
     aside = sum(count for _, count in splits)
