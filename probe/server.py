@@ -7,9 +7,11 @@ tools carried (a harness may open with a canned assistant turn). Nothing else is
 between requests, so retries, a session resumed in a new process and second user turns land on
 the right step. A request without tools (a title, a summary, a next-speaker check) gets a short
 text, or `{"next_speaker": "user"}` when it asks for JSON; so does a side request with tools,
-one that ends with a prompt of the harness's own after the loop's history. Usage numbers are the cache audit's:
-each answered request is played with the session's earlier ones under a provider's rules
-(`cache_session.py`), and a request that provider refuses is answered with its API's error.
+one that ends with a prompt of the harness's own after the loop's history. Usage numbers are
+the cache audit's: each answered request is played with the session's earlier ones under a
+provider's rules (`cache_session.py`), and a request that provider refuses is answered with its
+API's error, as is a body whose tool results do not follow their calls (each shape's `refuse`),
+never played.
 """
 
 from __future__ import annotations
@@ -289,6 +291,19 @@ class _Handler(BaseHTTPRequestHandler):
             total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
             self._send_json(200, spoken.count(total))
+            return
+        refusal = spoken.refuse(body)
+        if refusal is not None:  # the API takes no history whose results do not follow calls
+            self.server.model.record(
+                {
+                    **entry,
+                    "kind": "api-error",
+                    "body": body,
+                    "refused": refusal.message,
+                    "status": refusal.status,
+                }
+            )
+            self._send_json(refusal.status, dict(refusal.body))
             return
         played = self.server.model.cache.play(shape, body, headers, self.path)
         error, figures = played.outcome.error, played.outcome.figures

@@ -202,6 +202,7 @@ CHECKS: tuple[CheckDef, ...] = (
         no_half_turn,
         needs=CRASHED,
         applies=_crash,
+        fails_when_short=True,  # the API refused what it fails on: the turn could not go on
     ),
     CheckDef(
         "cold-equals-live",

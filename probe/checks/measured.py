@@ -62,6 +62,25 @@ def played_turns(run: ProbeRun) -> list[int]:
     return [0] if run.profile.plays_one_turn else list(range(len(run.scenario.turns)))
 
 
+def _api_refusal(session: SessionRun, number: int) -> str:
+    """What the API answered the first request of process `number` it refused, if any: why a
+    harness that cannot go on after a 400 stopped."""
+    process = session.processes[number]
+    refused = next(
+        (
+            e
+            for e in session.entries
+            if e.get("kind") == "api-error"
+            and process.first_request < int(e.get("n", 0)) <= process.last_request
+        ),
+        None,
+    )
+    if refused is None:
+        return ""
+    message = visible_controls(str(refused.get("refused", ""))[:QUOTE_CHARS])
+    return f"; the API refused its request {refused['n']}: {message}"
+
+
 def _turns(
     run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
 ) -> list[Shortfall]:
@@ -80,7 +99,7 @@ def _turns(
         own = [s for s in sent if s.process == number]
         if not by_step:
             if not own:
-                why = ended(session.processes[number])
+                why = ended(session.processes[number]) + _api_refusal(session, number)
                 out.append(
                     Shortfall("turns", turn, f"{where}turn {turn + 1} sent no request: {why}")
                 )
@@ -96,7 +115,7 @@ def _turns(
         }
         if len(got) == len(wanted):
             continue
-        why = ended(session.processes[number])
+        why = ended(session.processes[number]) + _api_refusal(session, number)
         if turn in anew:
             why = "its resume started a new session, which the mock played from the first step"
         if not got:

@@ -87,7 +87,8 @@ def test_a_side_question_after_each_turn_is_set_aside_not_a_rewrite(
     checks = checks_of(run_fake(tmp_path, shape, variant="asks_aside"))
     for check_id in BASIC_CHECKS:
         assert checks[check_id].verdict == "pass", checks[check_id]
-    assert checks["system-once"].summary.endswith("; 2 side requests of the harness's own set aside")
+    aside = "; 2 side requests of the harness's own set aside"
+    assert checks["system-once"].summary.endswith(aside)
     assert checks["history-prefix"].figures["pairs"] == 5
 
 
