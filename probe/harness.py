@@ -476,6 +476,7 @@ class _Session:
             ),
             compact_marker=self.scenario.turns[0].user if compact is not None else "",
             pauses=self.scenario.pauses(),
+            said=tuple(turn.user for turn in self.scenario.turns),
         )
         with MockServer(script, self.log) as mock:
             self.base_url = mock.base_url

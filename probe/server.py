@@ -6,9 +6,12 @@ itself shows: the number of assistant turns it carries, less the number the firs
 tools carried (a harness may open with a canned assistant turn). Nothing else is remembered
 between requests, so retries, a session resumed in a new process and second user turns land on
 the right step. A request without tools (a title, a summary, a next-speaker check) gets a short
-text, or `{"next_speaker": "user"}` when it asks for JSON. Usage numbers are the cache audit's:
-each answered request is played with the session's earlier ones under a provider's rules
-(`cache_session.py`), and a request that provider refuses is answered with its API's error.
+text, or `{"next_speaker": "user"}` when it asks for JSON; so does a side request with tools,
+one that ends with a prompt of the harness's own after the loop's history. Usage numbers are
+the cache audit's: each answered request is played with the session's earlier ones under a
+provider's rules (`cache_session.py`), and a request that provider refuses is answered with its
+API's error, as is a body whose tool results do not follow their calls (each shape's `refuse`),
+never played.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .mapping import map_step
 from .scenario import Step
 from .shapes import read_request, route_of, shape_named
 from .tool_map import ToolMap
-from .wire import Request, Shape
+from .wire import Request, Shape, ends_with_own_prompt
 
 OUTPUT_TOKENS = 10
 SHUTDOWN_POLL = 0.05  # seconds
@@ -66,6 +69,9 @@ class Script:
     compact_marker: str = ""
     # Seconds the provider's clock passes before a step (a turn's first), none of them waited.
     pauses: dict[int, float] = field(default_factory=dict)
+    # The scenario's user messages: a request that ends with a prompt of the harness's own after
+    # a history holding them is a side request (a title, a summary) and plays no step.
+    said: tuple[str, ...] = ()
 
 
 def redact_path(path: str) -> str:
@@ -128,7 +134,10 @@ class MockModel:
                     start = self.rebase_from.setdefault(user, request.assistant_turns)
                     return first_step + request.assistant_turns - start
             step = request.assistant_turns - self.baseline
-            return self._compacting(step) or step
+            compacting = self._compacting(step)
+            if compacting is not None:
+                return compacting
+            return None if ends_with_own_prompt(request, self.script.said) else step
 
     def _compacting(self, step: int) -> int | None:
         """The compaction's step for a request that comes after the turn before it was answered
@@ -296,6 +305,19 @@ class _Handler(BaseHTTPRequestHandler):
             total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
             self._send_json(200, spoken.count(total))
+            return
+        refusal = spoken.refuse(body)
+        if refusal is not None:  # the API takes no history whose results do not follow calls
+            self.server.model.record(
+                {
+                    **entry,
+                    "kind": "api-error",
+                    "body": body,
+                    "refused": refusal.message,
+                    "status": refusal.status,
+                }
+            )
+            self._send_json(refusal.status, dict(refusal.body))
             return
         model = self.server.model
         step = model.step_of(request)

@@ -177,12 +177,48 @@ class ToolCall:
     arguments: Any
     message: int
     result: str | None
+    result_message: int | None = None  # the index of the message that holds the result
+
+
+def result_follows(request: Request, call: ToolCall) -> bool:
+    """Whether the call's result stands right after it: only calls and results between them (a
+    result placed after another message, as a resumed session may put a synthetic one after the
+    new user message, is refused by every API). A call without a result has none to follow."""
+    if call.result_message is None:
+        return True
+    mentioned = {m.message for m in request.history}
+    return all(index in mentioned for index in range(call.message + 1, call.result_message))
 
 
 def ends_with_result(request: Request) -> bool:
     """Whether the request's last message carries a tool's result."""
     last = len(request.messages) - 1
     return any(m.kind == "result" and m.message == last for m in request.history)
+
+
+def ends_with_own_prompt(request: Request, said: Sequence[str]) -> bool:
+    """Whether the request branches from the loop's history with a prompt of the harness's own
+    (a title, a summary, a memory update): the user messages after the last answer hold neither
+    a tool's result nor any of `said` (the scenario's messages), while an earlier message holds
+    one. What it is sent with, the loop's prompt and tools or others, does not matter."""
+    results = {m.message for m in request.history if m.kind == "result"}
+    prompts: list[str] = []
+    for index in range(len(request.messages) - 1, -1, -1):
+        message = request.messages[index]
+        if index in results:
+            return False
+        # A Gemini content without a role is the user's.
+        role = (
+            message.get("role", "user" if "parts" in message else None)
+            if isinstance(message, Mapping)
+            else None
+        )
+        if role != "user":
+            break
+        prompts.append(text_of_message(message))
+    if not prompts or any(text in prompt for text in said for prompt in prompts):
+        return False
+    return any(text in user for text in said for user in request.user_texts)
 
 
 def tool_calls(request: Request) -> list[ToolCall]:
@@ -201,7 +237,7 @@ def tool_calls(request: Request) -> list[ToolCall]:
                 call.call_id and call.name == found.key
             ):
                 calls[number] = ToolCall(
-                    call.call_id, call.name, call.arguments, call.message, found.text
+                    call.call_id, call.name, call.arguments, call.message, found.text, found.message
                 )
                 del pending[position]
                 break
@@ -220,9 +256,11 @@ __all__ = [
     "canonical",
     "description_of",
     "dicts",
+    "ends_with_own_prompt",
     "ends_with_result",
     "leading_system",
     "mentions",
+    "result_follows",
     "text_of",
     "text_of_message",
     "tool_calls",

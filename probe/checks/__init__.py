@@ -204,6 +204,7 @@ CHECKS: tuple[CheckDef, ...] = (
         no_half_turn,
         needs=CRASHED,
         applies=_crash,
+        fails_when_short=True,  # the API refused what it fails on: the turn could not go on
     ),
     CheckDef(
         "cold-equals-live",
@@ -283,7 +284,9 @@ def _nothing_answered(refused: list[dict[str, Any]]) -> str:
 
 def judge_run(run: ProbeRun) -> Judgement:
     refused = _refusals(run)
+    # What the person types, and the turn's text a command wraps (a harness may send either).
     said = [command_message(run.profile, turn) for turn in run.scenario.turns]
+    said += [turn.user for turn in run.scenario.turns]
     splits = [split_requests(s, said) for s in run.sessions]
     sessions = [sent for sent, _ in splits]
     aside = sum(count for _, count in splits)

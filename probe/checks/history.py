@@ -2,9 +2,10 @@
 
 The scenario kills the harness's process group while it runs a long call (`kill_after_call_s`)
 and plays the next turn with the profile's resume command. A resumed session must send no call
-without its result (`hist.persist.no-half-turn`) and its earlier complete turns as the live
-session sent them (`hist.persist.cold-equals-live`); what became of the interrupted call is
-reported with figures (`hist.persist.truncate`).
+without its result, nor a result anywhere but right after its call, which the APIs refuse
+(`hist.persist.no-half-turn`), and its earlier complete turns as the live session sent them
+(`hist.persist.cold-equals-live`); what became of the interrupted call is reported with figures
+(`hist.persist.truncate`). A request the API refused is judged as sent.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..harness import ProbeRun, ProcessRun
-from ..wire import ToolCall, tool_calls
-from .model import CheckDef, CheckResult, Sent, _count, _result
+from ..harness import ProbeRun, ProcessRun, SessionRun
+from ..shapes import parse_request, shape_named
+from ..wire import ToolCall, result_follows, tool_calls
+from .model import CheckDef, CheckResult, Sent, _count, _process_of, _result
 
 QUOTE_CHARS = 200
 
@@ -45,6 +47,19 @@ def _process_of_turn(processes: list[ProcessRun], turn: int) -> int | None:
     return next((n for n, p in enumerate(processes) if turn in p.turns), None)
 
 
+def _refused_after(session: SessionRun, killed: int) -> list[Sent]:
+    """The requests with tools the API refused after the resume: sent, though not answered."""
+    out = []
+    for entry in session.entries:
+        if entry.get("kind") != "api-error" or not isinstance(entry.get("body"), dict):
+            continue
+        process = _process_of(int(entry["n"]), session.processes)
+        request = parse_request(entry["shape"], entry["body"])
+        if process is not None and process > killed and request.tools:
+            out.append(Sent(int(entry["n"]), request, process, None, 0))
+    return out
+
+
 def crash(run: ProbeRun, sessions: list[list[Sent]]) -> Crash | str:
     """The crash the run played, or why there is none to judge."""
     turn = run.scenario.killed_turn()
@@ -66,6 +81,7 @@ def crash(run: ProbeRun, sessions: list[list[Sent]]) -> Crash | str:
     if not live:
         return "the turns before the crash sent no request with tools"
     resumed = [s for s in sent if s.process is not None and s.process > killed]
+    resumed = sorted([*resumed, *_refused_after(session, killed)], key=lambda s: s.n)
     after = _process_of_turn(session.processes, turn + 1)
     if not resumed:
         why = _trouble(session.processes[after]) if after is not None else "no process"
@@ -101,32 +117,62 @@ def interrupted_call(found: Crash, sent: Sent) -> ToolCall | None:
     return same[-1] if same else None
 
 
+def _refusal(session: SessionRun, sent: Sent) -> str:
+    """What the request's API answers such a body (the mock answered it so), or ""."""
+    entry = next(e for e in session.entries if e.get("n") == sent.n)
+    refusal = shape_named(sent.request.shape).refuse(entry["body"])
+    return "" if refusal is None else refusal.message
+
+
 def no_half_turn(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     found = crash(run, sessions)
     if isinstance(found, str):
         return _result(check, "error", found)
-    halves = [
-        {"request": s.n, "call_id": c.call_id, "tool": c.name, "message": c.message}
-        for s in found.resumed
-        for c in tool_calls(s.request)
-        if c.result is None
-    ]
+    problems: list[dict[str, Any]] = []
+    for sent in found.resumed:
+        calls = tool_calls(sent.request)
+        problems += [
+            {"request": sent.n, "call_id": c.call_id, "tool": c.name, "message": c.message}
+            for c in calls
+            if c.result is None
+        ]
+        late = [c for c in calls if not result_follows(sent.request, c)]
+        refused = _refusal(run.sessions[0], sent) if late else ""
+        problems += [
+            {
+                "request": sent.n,
+                "call_id": c.call_id,
+                "tool": c.name,
+                "message": c.message,
+                "result_message": c.result_message,
+                "refused": refused,
+            }
+            for c in late
+        ]
     count = _count(len(found.resumed), "request")
-    if not halves:
+    if not problems:
         return _result(
             check,
             "pass",
             f"no request after the resume holds a call without its result ({count})",
             requests=len(found.resumed),
         )
-    first = halves[0]
+    first = problems[0]
+    if "refused" in first:
+        refused = first["refused"][:QUOTE_CHARS]
+        what = (
+            f"holds a {first['tool']} call whose result does not follow it (the call in message"
+            f" {first['message']}, its result in message {first['result_message']})"
+            + (f"; its API refuses that: {refused}" if refused else "")
+        )
+    else:
+        what = f"holds a {first['tool']} call without its result (message {first['message']})"
     return _result(
         check,
         "fail",
-        f"request {first['request']} holds a {first['tool']} call without its result"
-        f" (message {first['message']}; {len(halves)} in {count} after the resume)",
+        f"request {first['request']} {what} ({len(problems)} in {count} after the resume)",
         requests=len(found.resumed),
-        halves=halves[:10],
+        halves=problems[:10],
     )
 
 

@@ -98,6 +98,25 @@ class _Silent:
         return f"{where}{_numbers(self.turns)} {what}: {self.why}{alike}{self.hint}"
 
 
+def _api_refusal(session: SessionRun, number: int) -> str:
+    """What the API answered the first request of process `number` it refused, if any: why a
+    harness that cannot go on after a 400 stopped."""
+    process = session.processes[number]
+    refused = next(
+        (
+            e
+            for e in session.entries
+            if e.get("kind") == "api-error"
+            and process.first_request < int(e.get("n", 0)) <= process.last_request
+        ),
+        None,
+    )
+    if refused is None:
+        return ""
+    message = visible_controls(str(refused.get("refused", ""))[:QUOTE_CHARS])
+    return f"; the API refused its request {refused['n']}: {message}"
+
+
 def _turns(
     run: ProbeRun, session: SessionRun, sent: list[Sent], where: str, anew: set[int]
 ) -> list[Shortfall]:
@@ -128,7 +147,8 @@ def _turns(
             if by_step and run.scenario.turns[turn].command == "compact":
                 continue  # its one request, the compaction's, is the command need's to find
             hint = mock_url_hint(run, session, process)
-            silent(turn, "sent no request", ended(process), _ending(process), hint)
+            why = ended(process) + _api_refusal(session, number)
+            silent(turn, "sent no request", why, _ending(process), hint)
             continue
         if not by_step:
             continue
@@ -143,7 +163,7 @@ def _turns(
         }
         if len(got) == len(wanted):
             continue
-        why = ended(process)
+        why = ended(process) + _api_refusal(session, number)
         if turn in anew:
             why = "its resume started a new session, which the mock played from the first step"
         if not got:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..harness import ProbeRun, ProcessRun, SessionRun
 from ..shapes import parse_request
-from ..wire import Request, ends_with_result
+from ..wire import Request, ends_with_own_prompt, ends_with_result
 
 Verdict = Literal["pass", "fail", "info", "not-testable", "error"]
 Kind = Literal["exact", "behaviour"]
@@ -84,16 +84,21 @@ def _answered(session: SessionRun) -> list[tuple[dict[str, Any], Request]]:
     return [(entry, request) for entry, request in answered if request.tools or toolless]
 
 
-def _is_side(request: Request, loop: Request | None, said: Sequence[str]) -> bool:
-    """Whether `request` is a side conversation of the harness's own (a memory or title
-    subagent): it ends with a prompt of its own, neither a message the scenario sent nor a
-    tool's result, under another system prompt or tool list than the loop's. A request that ends
-    with the scenario's message is the loop's, whatever its prompt: a remade prompt is a fault."""
-    if ends_with_result(request) or any(text in request.last_user_text for text in said):
+def _is_side(
+    entry: Mapping[str, Any], request: Request, loop: Request | None, said: Sequence[str]
+) -> bool:
+    """Whether `request` is a side conversation of the harness's own (a title, a summary, a
+    memory subagent): it branches from the loop's history with a prompt of its own, whatever
+    its prompt and tools, or ends with such a prompt under another system prompt or tool list
+    than the loop's. A request that ends with the scenario's message is the loop's, whatever its
+    prompt: a remade prompt is a fault. A compaction's request is the compaction checks'."""
+    if entry.get("compaction") or loop is None or ends_with_result(request):
         return False
-    return loop is not None and (
-        request.system != loop.system or request.canonical_tools() != loop.canonical_tools()
-    )
+    if any(text in request.last_user_text for text in said):
+        return False
+    if ends_with_own_prompt(request, said):
+        return True
+    return request.system != loop.system or request.canonical_tools() != loop.canonical_tools()
 
 
 def split_requests(session: SessionRun, said: Sequence[str]) -> tuple[list[Sent], int]:
@@ -103,7 +108,7 @@ def split_requests(session: SessionRun, said: Sequence[str]) -> tuple[list[Sent]
     loop = next((r for _, r in answered if any(text in r.last_user_text for text in said)), None)
     out, aside = [], 0
     for entry, request in answered:
-        if _is_side(request, loop, said):
+        if _is_side(entry, request, loop, said):
             aside += 1
             continue
         cached = int(entry.get("usage", {}).get("cached", 0))

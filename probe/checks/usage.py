@@ -1,13 +1,20 @@
-"""The usage check: whether the cached tokens the mock reported reach the harness's output."""
+"""The usage check: whether the cached tokens the mock reported reach the harness's output, and
+whether every figure it shows there is true: a request's count, or a running or whole total of
+them (a session's, a process's, a turn's, each over every request, the loop's alone, or one
+model's)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-from ..harness import ProbeRun
-from .model import CheckDef, CheckResult, Sent, _result
+from ..harness import ProbeRun, SessionRun
+from ..shapes import parse_request
+from ..wire import ends_with_result
+from .model import CheckDef, CheckResult, Sent, _process_of, _result
 
 
 def _values_at(data: Any, keys: list[str]) -> Iterator[Any]:
@@ -70,6 +77,77 @@ def _deep(data: Any, keys: list[str]) -> Iterator[int]:
             yield from _deep(child, keys)
 
 
+@dataclass(frozen=True)
+class _Count:
+    """The cached tokens the mock reported for one answered request, and where it stands."""
+
+    cached: int
+    process: int | None
+    model: str
+    loop: bool  # one of the agent's loop, not a side request of the harness's own
+    brings_turn: bool  # it ends with a message of the scenario: a turn starts here
+
+
+def _model(entry: dict[str, Any]) -> str:
+    model = entry["body"].get("model")
+    if isinstance(model, str):
+        return model
+    path = str(entry.get("path", ""))  # Gemini names the model in the path
+    return path.split("models/", 1)[-1].split(":", 1)[0]
+
+
+def _counts(run: ProbeRun, session: SessionRun, sent: Sequence[Sent]) -> list[_Count]:
+    loop = {s.n for s in sent}
+    said = [turn.user for turn in run.scenario.turns]
+    counts = []
+    for entry in session.entries:
+        if entry.get("kind") != "answer" or not isinstance(entry.get("body"), dict):
+            continue
+        request = parse_request(entry["shape"], entry["body"])
+        brings = not ends_with_result(request) and any(
+            text in request.last_user_text for text in said
+        )
+        cached = int(entry.get("usage", {}).get("cached", 0))
+        process = _process_of(int(entry["n"]), session.processes)
+        counts.append(_Count(cached, process, _model(entry), int(entry["n"]) in loop, brings))
+    return counts
+
+
+def _turns(counts: Sequence[_Count]) -> Iterator[list[_Count]]:
+    """The counts of one process cut where each turn starts."""
+    turn: list[_Count] = []
+    for count in counts:
+        if count.brings_turn and turn:
+            yield turn
+            turn = []
+        turn.append(count)
+    if turn:
+        yield turn
+
+
+def _totals(values: Sequence[int]) -> set[int]:
+    """The running totals of `values` (the last is the whole), and the totals from each one on
+    (a harness that starts counting later)."""
+    return set(accumulate(values)) | {sum(values[i:]) for i in range(len(values))}
+
+
+def _true_figures(counts: Sequence[_Count]) -> set[int]:
+    """Every figure a harness may truly show: each request's count, and the running and whole
+    totals of a session, a process and a turn, over every request, the loop's or one model's."""
+    true = {c.cached for c in counts}
+    models = {c.model for c in counts}
+    kinds: list[Iterable[_Count]] = [counts, [c for c in counts if c.loop]]
+    kinds += [[c for c in counts if c.model == model] for model in models]
+    for kind in map(list, kinds):
+        true |= _totals([c.cached for c in kind])
+        for process in {c.process for c in kind}:
+            own = [c for c in kind if c.process == process]
+            true |= _totals([c.cached for c in own])
+            for turn in _turns(own):
+                true |= _totals([c.cached for c in turn])
+    return true
+
+
 def usage_shown(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     where = run.profile.usage_output
     if where is None:
@@ -85,21 +163,36 @@ def usage_shown(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> C
             "not-testable",
             "the mock reported no cached tokens (its provider's rules read nothing from the cache)",
         )
-    candidates = set(reported) | {sum(reported)}
-    for session, sent in zip(run.sessions, sessions, strict=False):
-        for number in range(len(session.processes)):
-            own = [s.cached for s in sent if s.process == number]
-            candidates.add(sum(own))
-            candidates.update(sum(own[i:]) for i in range(len(own)))
-    shown = _shown_numbers(run, where.key, where.file)
+    counts = [
+        _counts(run, session, sent) for session, sent in zip(run.sessions, sessions, strict=False)
+    ]
+    true = set().union(*(_true_figures(c) for c in counts))
+    shown = set(_shown_numbers(run, where.key, where.file))
     place = f"{where.key} in {where.file or 'its output'}"
-    figures = {"reported": reported, "shown": sorted(set(shown))[:20], "place": place}
-    if set(shown) & (candidates - {0}):
-        hit = sorted(set(shown) & candidates)[-1]
+    untrue = sorted(shown - true)
+    figures = {
+        "reported": reported,
+        "shown": sorted(shown)[:20],
+        "place": place,
+        "untrue": untrue[:20],
+        "session_totals": [sum(c.cached for c in session) for session in counts],
+    }
+    if untrue:
+        totals = " and ".join(f"{t:,}" for t in figures["session_totals"])
+        return _result(
+            check,
+            "fail",
+            f"{untrue[0]:,} at {place} is neither a request's cached tokens nor a running or"
+            f" whole total of them (the session's total: {totals};"
+            f" {len(untrue)} of {len(shown)} figures shown are untrue)",
+            **figures,
+        )
+    hits = shown & (true - {0})
+    if hits:
         return _result(
             check,
             "pass",
-            f"the cached tokens reach the harness's output ({hit} at {place})",
+            f"the cached tokens reach the harness's output ({max(hits)} at {place})",
             **figures,
         )
     return _result(

@@ -1,7 +1,8 @@
 """Anthropic Messages: `…/messages`, and `…/messages/count_tokens`.
 
 The request: `tools`, then `system` (a string or blocks), then each message's blocks; calls are
-`tool_use` blocks, results `tool_result` blocks of a user message. The answer: a `message` body,
+`tool_use` blocks, results `tool_result` blocks of a user message (in the very next message, or
+the API refuses the body). The answer: a `message` body,
 or the events from `message_start` to `message_stop`; usage in `input_tokens` (neither read nor
 written), `cache_read_input_tokens`, `cache_creation_input_tokens` and `cache_creation`.
 """
@@ -9,6 +10,7 @@ written), `cache_read_input_tokens`, `cache_creation_input_tokens` and `cache_cr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from .. import wire
@@ -17,7 +19,7 @@ from ..cache.canonical import canonical_text
 from ..cache.request import CacheSettings
 from ..cache.units import Parts, blocks_of, content_blocks, dicts, mapping, ttl_of
 from ..wire import Mention, Request, Tool, ToolResult
-from .shape import ApiShape, Routes
+from .shape import ApiShape, Refusal, Routes
 
 NAME = "anthropic"
 TITLE = "Anthropic Messages"
@@ -74,6 +76,31 @@ def parse(body: Mapping[str, Any], stream: bool = False) -> Request:
         wants_json=False,
         history=wire.mentions(messages, _mentions),
     )
+
+
+def refuse(body: Mapping[str, Any]) -> Refusal | None:
+    """Each `tool_use` of an assistant message must be answered by a `tool_result` in the very
+    next message; the API names the assistant message and the ids it found unanswered."""
+    messages = wire.dicts(body.get("messages"))
+    for index, (message, after) in enumerate(pairwise(messages)):
+        if message.get("role") != "assistant":
+            continue
+        calls = [b for b in wire.dicts(message.get("content")) if b.get("type") == "tool_use"]
+        answered = {
+            b.get("tool_use_id")
+            for b in wire.dicts(after.get("content"))
+            if after.get("role") == "user" and b.get("type") == "tool_result"
+        }
+        missing = tuple(str(b.get("id", "")) for b in calls if b.get("id") not in answered)
+        if missing:
+            text = (
+                f"messages.{index}: `tool_use` ids were found without `tool_result` blocks"
+                f" immediately after: {', '.join(missing)}. Each `tool_use` block must have a"
+                " corresponding `tool_result` block in the next message."
+            )
+            error = {"type": "invalid_request_error", "message": text}
+            return Refusal(400, {"type": "error", "error": error}, text)
+    return None
 
 
 # --- the request, as a provider's cache sees it ------------------------------------------------
@@ -184,4 +211,4 @@ def count(total: int) -> dict[str, Any]:
     return {"input_tokens": total}
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, count)
+SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, count)

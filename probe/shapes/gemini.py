@@ -10,6 +10,7 @@ whole or as the one event of a stream; usage in `usageMetadata`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from .. import wire
@@ -17,7 +18,7 @@ from ..answers import MODEL, Event, Reply, Tokens
 from ..cache.canonical import canonical_text
 from ..cache.units import Parts, dicts, mapping
 from ..wire import Mention, Request, Tool, ToolResult
-from .shape import ApiShape, Routes
+from .shape import ApiShape, Refusal, Routes
 
 NAME = "gemini"
 TITLE = "Gemini generateContent"
@@ -50,6 +51,24 @@ def _mentions(index: int, m: Mapping[str, Any]) -> list[Mention]:
             key = str(response.get("id") or response.get("name", ""))
             found.append(Mention("result", index, key, text=wire.text_of(response.get("response"))))
     return found
+
+
+def refuse(body: Mapping[str, Any]) -> Refusal | None:
+    """A model turn's `functionCall` parts must be answered, one `functionResponse` part each,
+    by the very next content. The wording follows the API's observed error."""
+    contents = wire.dicts(body.get("contents"))
+    for content, after in pairwise(contents):
+        calls = [m for m in _mentions(0, content) if m.kind == "call"]
+        responses = [m for m in _mentions(0, after) if m.kind == "result"]
+        if content.get("role") != "model" or not calls or len(responses) == len(calls):
+            continue
+        text = (
+            "Please ensure that the number of function response parts is equal to the number of"
+            " function call parts of the function call turn."
+        )
+        error = {"code": 400, "message": text, "status": "INVALID_ARGUMENT"}
+        return Refusal(400, {"error": error}, text)
+    return None
 
 
 def _schema(declaration: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -168,4 +187,4 @@ def count(total: int) -> dict[str, Any]:
     return {"totalTokens": total}
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, count)
+SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, count)

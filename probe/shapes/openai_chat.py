@@ -1,7 +1,8 @@
 """OpenAI Chat Completions (and the local servers that speak it): `…/chat/completions`.
 
 The request: `tools` (each a `function`), the leading system and developer messages, then
-every other message with its content blocks and `tool_calls`; results are `tool` messages. The
+every other message with its content blocks and `tool_calls`; results are the `tool` messages
+right after the call (or the API refuses the body). The
 answer: a `chat.completion` body, or chunks ending in `[DONE]`, with a usage chunk only when
 `stream_options.include_usage` asks; usage in `prompt_tokens` and `prompt_tokens_details`.
 """
@@ -18,7 +19,7 @@ from ..cache.request import Section
 from ..cache.units import Parts, content_blocks, dicts, mapping
 from ..wire import Mention, Request, Tool, ToolResult
 from .openai_fields import SYSTEM_ROLES, input_details, openai_settings, wants_json
-from .shape import ApiShape, Routes
+from .shape import ApiShape, Refusal, Routes
 
 NAME = "openai-chat"
 TITLE = "OpenAI Chat Completions"
@@ -75,6 +76,36 @@ def parse(body: Mapping[str, Any], stream: bool = False) -> Request:
         wants_json=wants_json(body.get("response_format")),
         history=wire.mentions(rest, _mentions),
     )
+
+
+def refuse(body: Mapping[str, Any]) -> Refusal | None:
+    """An assistant message's `tool_calls` must each be answered by the `tool` messages right
+    after it. The wording and the `param` (the message that stands where a tool message
+    should, or the assistant's own when the body ends) follow the API's observed error."""
+    messages = wire.dicts(body.get("messages"))
+    for index, message in enumerate(messages[:-1]):
+        calls = wire.dicts(message.get("tool_calls")) if message.get("role") == "assistant" else []
+        after = index + 1
+        answered = set()
+        while after < len(messages) and messages[after].get("role") == "tool":
+            answered.add(messages[after].get("tool_call_id"))
+            after += 1
+        missing = tuple(str(c.get("id", "")) for c in calls if c.get("id") not in answered)
+        if missing:
+            text = (
+                "An assistant message with 'tool_calls' must be followed by tool messages"
+                " responding to each 'tool_call_id'. The following tool_call_ids did not have"
+                f" response messages: {', '.join(missing)}"
+            )
+            place = after if after < len(messages) else index
+            error = {
+                "message": text,
+                "type": "invalid_request_error",
+                "param": f"messages.[{place}].role",
+                "code": None,
+            }
+            return Refusal(400, {"error": error}, text)
+    return None
 
 
 # --- the request, as a provider's cache sees it ------------------------------------------------
@@ -185,4 +216,4 @@ def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool)
     return out
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events)
+SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse)

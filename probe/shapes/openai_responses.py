@@ -18,7 +18,7 @@ from ..cache.request import Section
 from ..cache.units import Parts, content_blocks, dicts, mapping
 from ..wire import Mention, Request, Tool, ToolResult
 from .openai_fields import SYSTEM_ROLES, input_details, openai_settings, wants_json
-from .shape import ApiShape, Routes
+from .shape import ApiShape, Refusal, Routes
 
 NAME = "openai-responses"
 TITLE = "OpenAI Responses"
@@ -86,6 +86,31 @@ def parse(body: Mapping[str, Any], stream: bool = False) -> Request:
         wants_json=wants_json(text.get("format") if isinstance(text, Mapping) else None),
         history=wire.mentions(rest, _mentions),
     )
+
+
+def _answered(items: list[Mapping[str, Any]], index: int) -> bool:
+    """Whether the call at `index` has its output before the next message (other calls, their
+    outputs and reasoning may stand between), or the input ends first."""
+    call_id = items[index].get("call_id")
+    for later in items[index + 1 :]:
+        if str(later.get("type", "")).endswith("_output") and later.get("call_id") == call_id:
+            return True
+        if later.get("type") == "message" or "role" in later:
+            return False
+    return True
+
+
+def refuse(body: Mapping[str, Any]) -> Refusal | None:
+    """The API names the first call whose output does not follow it; the wording follows its
+    observed error."""
+    items = _items(body.get("input"))
+    for index, item in enumerate(items):
+        if item.get("type") in _CALLS and not _answered(items, index):
+            call_id = str(item.get("call_id", ""))
+            text = f"No tool output found for function call {call_id}."
+            error = {"message": text, "type": "invalid_request_error", "param": "input"}
+            return Refusal(400, {"error": {**error, "code": None}}, text)
+    return None
 
 
 # --- the request, as a provider's cache sees it ------------------------------------------------
@@ -233,4 +258,4 @@ def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool)
     return [Event({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(raw)]
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events)
+SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse)

@@ -1,6 +1,7 @@
 """An API shape as one record: the paths it is spoken on, how its requests are read (for the
-mock and the checks, and for the cache audit), how its answers and their usage are written, and
-which providers' cache rules apply to it. `registry.py` holds the registered ones, checked."""
+mock and the checks, and for the cache audit), how its answers and their usage are written, how
+its API refuses a body whose tool results do not follow their calls, and which providers' cache
+rules apply to it. `registry.py` holds the registered ones, checked."""
 
 from __future__ import annotations
 
@@ -26,6 +27,20 @@ WriteCount = Callable[[int], dict[str, Any]]
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """A body the API will not take, answered as it answers it: the status, the error body and
+    its message."""
+
+    status: int
+    body: Mapping[str, Any]
+    message: str
+
+
+# The API's refusal of a body whose tool results do not follow their calls; None: it takes it.
+Refuse = Callable[[Mapping[str, Any]], Refusal | None]
+
+
+@dataclass(frozen=True)
 class ApiShape:
     name: str  # as a profile's `api:` names it
     title: str  # as the docs and pages name it
@@ -35,6 +50,7 @@ class ApiShape:
     read_cache: ReadCache
     body: WriteBody
     events: WriteEvents
+    refuse: Refuse
     count: WriteCount | None = None  # the answer to a count route; None: the shape has none
 
 
@@ -45,7 +61,7 @@ def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
         found.append("it has no name or no title")
     for part in fields(ApiShape):
         value = getattr(shape, part.name)
-        if part.name in ("parse", "read_cache", "body", "events") and not callable(value):
+        if part.name in ("parse", "read_cache", "body", "events", "refuse") and not callable(value):
             found.append(f"its {part.name} is not a function")
     asked = [kind for _, kind in shape.routes]
     if "answer" not in asked:
@@ -63,4 +79,4 @@ def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
     return found
 
 
-__all__ = ["ASKED", "ApiShape", "Asked", "Routes", "problems"]
+__all__ = ["ASKED", "ApiShape", "Asked", "Refusal", "Refuse", "Routes", "problems"]

@@ -45,7 +45,9 @@ def _checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     ("fault", "no_half_turn", "cold_equals_live", "behaviour", "exit_code"),
     [
         ((), "pass", "pass", "dropped", 0),
-        (("orphan-call",), "fail", "pass", "orphaned", 1),
+        # The mock refuses a call without its result as the API does, so the turn cannot go on:
+        # what needs the whole turn is `error`, the fail on what was sent stands.
+        (("orphan-call",), "fail", "error", None, 1),
         (("aborted-result",), "pass", "pass", "synthetic result", 0),
         (("stripped-results",), "pass", "fail", "dropped", 1),
     ],
@@ -56,7 +58,7 @@ def test_each_history_check_judges_each_persisting_fake_through_the_cli(
     fault: tuple[str, ...],
     no_half_turn: str,
     cold_equals_live: str,
-    behaviour: str,
+    behaviour: str | None,
     exit_code: int,
 ) -> None:
     profile = fake_profile(tmp_path, "chat", fault, persist=True)
@@ -64,11 +66,15 @@ def test_each_history_check_judges_each_persisting_fake_through_the_cli(
     checks = _checks(data)
     assert checks["no-half-turn"]["verdict"] == no_half_turn, checks["no-half-turn"]
     assert checks["cold-equals-live"]["verdict"] == cold_equals_live, checks["cold-equals-live"]
-    assert checks["truncate"]["verdict"] == "info"
-    assert checks["truncate"]["figures"]["behaviour"] == behaviour, checks["truncate"]
+    if behaviour is None:
+        assert checks["truncate"]["verdict"] == "error", checks["truncate"]
+        assert "the API refused its request" in checks["truncate"]["summary"]
+    else:
+        assert checks["truncate"]["verdict"] == "info"
+        assert checks["truncate"]["figures"]["behaviour"] == behaviour, checks["truncate"]
     # The crash is not a rewrite of history: what a resume may drop is judged here alone. A
     # lossy reload rewrites turn 1 at the resume before the crash too.
-    prefix = "fail" if "stripped-results" in fault else "pass"
+    prefix = "fail" if "stripped-results" in fault else "error" if behaviour is None else "pass"
     assert checks["history-prefix"]["verdict"] == prefix, checks["history-prefix"]
     assert [p["killed"] for p in data["processes"]] == [False, True, False]
 
@@ -85,8 +91,37 @@ def test_an_orphaned_call_is_found_in_every_api_shape(tmp_path: Path, shape: str
     profile = fake_profile(tmp_path, shape, ("orphan-call",), persist=True)
     checks = _checks(_probe_cli(tmp_path, profile, 1))
     assert checks["no-half-turn"]["verdict"] == "fail", checks["no-half-turn"]
-    assert checks["cold-equals-live"]["verdict"] == "pass", checks["cold-equals-live"]
-    assert checks["truncate"]["figures"]["behaviour"] == "orphaned"
+    assert "call without its result" in checks["no-half-turn"]["summary"]
+    # The API's refusal ends the resumed turn: turn 3 sent none of its requests, and why.
+    for check_id in ("cold-equals-live", "truncate"):
+        assert checks[check_id]["verdict"] == "error", checks[check_id]
+        assert "the API refused its request" in checks[check_id]["summary"]
+
+
+@pytest.mark.parametrize("shape", ["chat", "responses", "anthropic", "gemini"])
+def test_a_synthetic_result_after_the_new_user_message_fails_no_half_turn(
+    tmp_path: Path, shape: str
+) -> None:
+    # Before, the late result was taken to answer its call and no-half-turn passed.
+    options = ("--where", "after-message")
+    profile = fake_profile(tmp_path, shape, persist=True, variant="late_result", options=options)
+    checks = _checks(_probe_cli(tmp_path, profile, 1))
+    half = checks["no-half-turn"]
+    assert half["verdict"] == "fail", half
+    assert "call whose result does not follow it" in half["summary"]
+    assert "its API refuses that: " in half["summary"]
+    assert half["figures"]["halves"][0]["result_message"] > half["figures"]["halves"][0]["message"]
+
+
+@pytest.mark.parametrize("shape", ["chat", "responses", "anthropic", "gemini"])
+def test_a_synthetic_result_right_after_its_call_passes_no_half_turn(
+    tmp_path: Path, shape: str
+) -> None:
+    options = ("--where", "after-call")
+    profile = fake_profile(tmp_path, shape, persist=True, variant="late_result", options=options)
+    checks = _checks(_probe_cli(tmp_path, profile, 0))
+    assert checks["no-half-turn"]["verdict"] == "pass", checks["no-half-turn"]
+    assert checks["truncate"]["figures"]["behaviour"] == "synthetic result"
 
 
 def _judged(

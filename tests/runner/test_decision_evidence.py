@@ -7,16 +7,19 @@ readings part, or a failure where they agree is no evidence.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
 from ctxconf.reference import READINGS, answers_read_otherwise
-from ctxconf.runner.decision_groups import answers_as_the_other_reading
+from ctxconf.runner.cases import default_case_files, load_case_file
+from ctxconf.runner.decision_groups import answers_as_the_other_reading, parent_rules
 from ctxconf.runner.engine import RunOptions, run_suite
 from ctxconf.runner.reference_impl import ReferenceImplementation
 from ctxconf.runner.results import StepResult
 from ctxconf.runner.transports import FakeTransport, Message
+from ctxconf.specdata.paths import bundled_spec_dir
 from tests.bundled_suite import LOOP
 
 REFERENCE = ReferenceImplementation()
@@ -35,11 +38,15 @@ def _reading_as_an_implementation(anchor: str) -> Any:
     return lambda: FakeTransport(answer, hello=REFERENCE.hello())
 
 
+CASES = [c for path in default_case_files(bundled_spec_dir()) for c in load_case_file(path).cases]
+
+
 @pytest.mark.parametrize("anchor", sorted(READINGS))
 def test_each_reading_is_named_as_its_own_decision(anchor: str) -> None:
-    results = run_suite(
-        RunOptions(impl="fake", k=anchor), factory=_reading_as_an_implementation(anchor)
-    )
+    # Its cases and those of the rules it refines, where the base behaviour must be seen to work.
+    parents = parent_rules(anchor, [case for case in CASES if anchor in case.rules])
+    k = " or ".join([anchor, *sorted(parents)])
+    results = run_suite(RunOptions(impl="fake", k=k), factory=_reading_as_an_implementation(anchor))
     tagged = [case.name for case in results.cases if anchor in case.rules]
     assert [(item.decision, list(item.cases)) for item in results.footer.read_otherwise] == [
         (anchor, tagged)
@@ -80,3 +87,29 @@ def test_steps_past_those_the_other_reading_answers_are_not_looked_at() -> None:
 
 def test_readings_that_agree_everywhere_are_no_evidence() -> None:
     assert not answers_as_the_other_reading([_step("a", "a")], ["a"])
+
+
+def test_no_deduplication_answers_as_the_members_as_written_reading_by_accident() -> None:
+    # What made a run name ctx.same.args-any-order for an implementation that never
+    # deduplicates: its texts are the other reading's on the decision's case.
+    case = next(c for c in CASES if c.name == "listing-args-sorted-at-every-depth")
+    loop = copy.deepcopy(LOOP)
+    loop["context"]["dedupe"]["by_result"] = []
+    request = {"seq": 1, "area": case.area, "case": case.data}
+    full = ReferenceImplementation(loop=loop).run(request)["outputs"]
+    other = answers_read_otherwise("ctx.same.args-any-order", case.area, case.data, LOOP)
+    steps = [_step(expected, actual) for expected, actual in zip(case.expect, full, strict=True)]
+    assert other == full
+    assert answers_as_the_other_reading(steps, other)
+
+
+def test_a_decision_is_named_only_where_its_parent_rule_works() -> None:
+    anchor = "ctx.same.args-any-order"
+    assert parent_rules(anchor, [c for c in CASES if anchor in c.rules]) == {
+        "ctx.same.args",
+        "ctx.same.result",
+    }
+    reading = run_suite(
+        RunOptions(impl="fake", k="ctx.same"), factory=_reading_as_an_implementation(anchor)
+    )
+    assert [item.decision for item in reading.footer.read_otherwise] == [anchor]

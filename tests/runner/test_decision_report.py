@@ -93,3 +93,20 @@ def test_a_decision_with_a_passing_case_is_no_group(tmp_path: Path) -> None:
                    cwd=FAUX, expect=1)  # fmt: skip
     assert "reads decision" not in done.stdout, done
     assert "failures not explained by a decision" not in done.stdout, done
+
+
+def test_no_deduplication_at_all_is_told_of_no_decision_of_the_rule_it_breaks(
+    tmp_path: Path,
+) -> None:
+    # Its answer on the cases of these two decisions is the other reading's by accident: before,
+    # each was named as read differently. It shows no repeated listing as a stub, so it fails
+    # every case of their parent rule, ctx.same.args, where the readings agree.
+    done, data, page = _run(tmp_path, "python:no_dedup")
+    accidental = ("ctx.same.args-any-order", "ctx.same.args-number-value")
+    for anchor in accidental:
+        assert set(DECISIONS[anchor].cases) <= _failing(data), anchor
+        assert f"reads decision {anchor}" not in done.stdout, done
+    assert data["footer"]["read_otherwise"] == []
+    assert "reads decision " not in page
+    for name in (name for anchor in accidental for name in DECISIONS[anchor].cases):
+        assert f"FAIL {name} " in done.stdout, done
