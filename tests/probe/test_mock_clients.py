@@ -251,6 +251,7 @@ def test_a_gzip_body_is_read_and_an_unknown_path_is_a_json_404(mock: MockServer)
     try:
         urllib.request.urlopen(urllib.request.Request(mock.base_url + "/v1/nothing", data=b"{}"))
     except urllib.error.HTTPError as e:
-        assert e.code == 404 and json.load(e)["error"]["type"] == "not_found"
+        with e:
+            assert e.code == 404 and json.load(e)["error"]["type"] == "not_found"
     else:
         raise AssertionError("an unknown path was answered")
