@@ -79,6 +79,18 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes} min"
 
 
+def _own_request(earlier: CacheRequest, later: CacheRequest, shared: int) -> bool:
+    """Whether `later` keeps nothing of `earlier`: no token shared from the start, none of its
+    tools and none of its units anywhere (a title or a summary asked apart, under a prompt of
+    its own): no change of it, and nothing it could have read."""
+    if shared:
+        return False
+    if {t.name for t in earlier.tools} & {t.name for t in later.tools}:
+        return False
+    sent = {u.data for u in earlier.units}
+    return not any(u.data in sent for u in later.units)
+
+
 def _answered(outcomes: Sequence[Outcome], index: int) -> list[int]:
     return [j for j in range(index) if outcomes[j].error is None]
 
@@ -98,6 +110,8 @@ def diagnose_one(
     stale = best is None
     if stale:
         best = best_earlier(requests, index, _answered(outcomes, index))
+    if best is not None and _own_request(requests[best[0]], request, best[1].tokens):
+        best = None  # it keeps nothing of any earlier request: a request of its own
     changes: list[Cause] = []
     if best is not None:
         against, found = best

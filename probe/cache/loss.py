@@ -79,11 +79,14 @@ def measure_loss(
         if at < request.time:
             best = what_if(provider, requests, index, dataclasses.replace(request, time=at))
     best_read = best.figures.cache_read if best.figures else kept_read
-    harness = max(0, kept_read - read)
-    lifetime = max(0, best_read - max(kept_read, read))
+    # No part counts more than the request sent and did not read: a kept prefix longer than the
+    # request itself (tools it no longer sends) is no cost of its.
+    room = max(0, requests[index].tokens - read)
+    harness = min(room, max(0, kept_read - read))
+    lifetime = min(room - harness, max(0, best_read - max(kept_read, read)))
     rest = 0
     if best.shortfall is not None:
-        rest = max(0, best.shortfall.reach - max(best_read, read))
+        rest = min(room - harness - lifetime, max(0, best.shortfall.reach - max(best_read, read)))
     in_marks = best.shortfall is not None and best.shortfall.kind in MARK_KINDS
     return Loss(
         harness,

@@ -158,3 +158,28 @@ def test_a_field_dropped_from_history_is_kept_in_the_counterfactual() -> None:
         "OpenAI reads in steps of 128 tokens from 1024: 46 of the 1326 shared tokens fall past "
         "the last step"
     )
+
+
+def test_a_request_of_its_own_keeps_nothing_and_is_charged_nothing() -> None:
+    # After a loop request with tools, a title asked apart: no tool, a prompt of its own, not one
+    # unit in common. It changed nothing of the loop's and could have read nothing.
+    tools = [{"name": "read", "description": "Read a file", "input_schema": {"type": "object"}}]
+    loop = claude([block(SYSTEM, marked=True)], talk(0), tools=tools)
+    title = claude([block("Give the conversation a title.")], [user(block("q0 and a0"))])
+    result = audited("anthropic", "anthropic", [(0, loop), (10, title)])
+    assert kinds(result) == [[], []]
+
+
+def test_no_part_of_a_loss_is_more_than_the_request_sent_unread() -> None:
+    # Request 1 drops the tools and the system prompt's mark and sends one short message after
+    # the system prompt: keeping request 0 would read its 1,040 tokens and the tools, more than
+    # request 1's own 1,040. The loss is capped at what it sent and did not read.
+    tools = [{"name": "read", "description": "Read a file", "input_schema": {"type": "object"}}]
+    first = claude([block(SYSTEM, marked=True)], talk(0), tools=tools)
+    second = claude([block(SYSTEM, marked=True)], talk(0))
+    result = audited("anthropic", "anthropic", [(0, first), (10, second)])
+    diagnosis = result.diagnoses[1]
+    outcome = result.outcomes[1]
+    assert diagnosis is not None and outcome.figures is not None
+    assert diagnosis.causes[0].kind == "tools-removed"
+    assert 0 < diagnosis.lost <= outcome.figures.input_total - outcome.figures.cache_read
