@@ -17,6 +17,9 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
+# The provider's kinds: what no harness could have read (steps, minimums, lifetimes).
+PROVIDERS = {"rounding", "below-minimum", "no-caching", "expired"}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
@@ -37,12 +40,18 @@ def main() -> None:
                 diagnosis = request.get("diagnosis")
                 if not diagnosis or not (diagnosis["lost"] or diagnosis["lost_other"]):
                     continue
-                kind = " + ".join(sorted({c["kind"] for c in diagnosis["causes"]}))
+                kinds = {c["kind"] for c in diagnosis["causes"]}
+                # The harness's causes name the row; the provider's only where it has none.
+                own = kinds - PROVIDERS if diagnosis["lost"] else set()
+                kind = " + ".join(sorted(own or kinds))
                 lost[kind] += diagnosis["lost"]
                 other[kind] += diagnosis["lost_other"]
                 cost[kind] += Decimal(diagnosis["lost_usd"] or 0)
                 runs[kind].add(run)
-                anchors[kind] |= {c["anchor"] or "—" for c in diagnosis["causes"]}
+                named = own or kinds
+                anchors[kind] |= {
+                    c["anchor"] or "—" for c in diagnosis["causes"] if c["kind"] in named
+                }
     print("| cause | rules | tokens lost | their cost | lost to lifetimes and rounding | runs |")
     print("|---|---|---:|---:|---:|---|")
     for kind in sorted(lost, key=lambda k: (-cost[k], -lost[k], -other[k])):
