@@ -14,17 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-SIGNALS: tuple[signal.Signals, ...] = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-
-
-class Interrupted(KeyboardInterrupt):
-    """The run was asked to stop by `signal_name`."""
-
-    def __init__(self, signal_name: str) -> None:
-        super().__init__(signal_name)
-        self.signal_name = signal_name
+from ctxconf.interruption import SIGNALS, Interrupted
 
 
 @contextmanager
@@ -48,3 +38,5 @@ def interruptible() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+__all__ = ["SIGNALS", "Interrupted", "interruptible"]

@@ -29,6 +29,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "helpers": (
         "ctxconf.errors",
         "ctxconf.exitcodes",
+        "ctxconf.interruption",
         "ctxconf.terminal",
         "ctxconf.userfiles",
         "ctxconf.specdata",
