@@ -15,6 +15,7 @@ import subprocess
 import sys
 import zlib
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,12 @@ def mock(tmp_path: Path) -> Iterator[MockServer]:
 
 
 def _post(mock: MockServer, data: bytes, **headers: str) -> tuple[int, str]:
-    connection = http.client.HTTPConnection("127.0.0.1", mock.port, timeout=60)
-    connection.request("POST", "/v1/chat/completions", body=data, headers=headers)
-    response = connection.getresponse()
-    answer = json.loads(response.read())
-    connection.close()
+    # Closed however the exchange ends: a refusal before the body is sent whole may break the
+    # send, and a socket left open is found by a later test's collection.
+    with closing(http.client.HTTPConnection("127.0.0.1", mock.port, timeout=60)) as connection:
+        connection.request("POST", "/v1/chat/completions", body=data, headers=headers)
+        response = connection.getresponse()
+        answer = json.loads(response.read())
     return response.status, answer["error"]["message"] if "error" in answer else ""
 
 
@@ -73,13 +75,12 @@ def test_a_body_past_a_limit_is_refused_with_a_4xx_and_recorded(
 
 
 def test_a_length_past_the_limit_is_refused_before_it_is_read(mock: MockServer) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", mock.port, timeout=60)
-    connection.putrequest("POST", "/v1/messages")
-    connection.putheader("Content-Length", str(MAX_BODY_BYTES + 1))
-    connection.endheaders()
-    response = connection.getresponse()
-    message = json.loads(response.read())["error"]["message"]
-    connection.close()
+    with closing(http.client.HTTPConnection("127.0.0.1", mock.port, timeout=60)) as connection:
+        connection.putrequest("POST", "/v1/messages")
+        connection.putheader("Content-Length", str(MAX_BODY_BYTES + 1))
+        connection.endheaders()
+        response = connection.getresponse()
+        message = json.loads(response.read())["error"]["message"]
     assert response.status == 413
     assert "past 67,108,864 bytes" in message
 
