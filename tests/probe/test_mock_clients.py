@@ -32,16 +32,31 @@ def mock(tmp_path: Path) -> Iterator[MockServer]:
         yield server
 
 
-def _chat(mock: MockServer) -> openai.OpenAI:
-    return openai.OpenAI(base_url=mock.base_url + "/v1", api_key="sk-secret-chat", max_retries=0)
+@pytest.fixture
+def chat(mock: MockServer) -> Iterator[openai.OpenAI]:
+    # Closed at the end: a pooled socket left for a later collection warns in another test.
+    with _openai(mock, "sk-secret-chat") as client:
+        yield client
+
+
+@pytest.fixture
+def claude(mock: MockServer) -> Iterator[anthropic.Anthropic]:
+    with anthropic.Anthropic(
+        base_url=mock.base_url, api_key="sk-ant-secret", max_retries=0
+    ) as client:
+        yield client
+
+
+def _openai(mock: MockServer, key: str = "k") -> openai.OpenAI:
+    return openai.OpenAI(base_url=mock.base_url + "/v1", api_key=key, max_retries=0)
 
 
 CHAT_TOOLS = [{"type": "function", "function": {"name": "read", "parameters": READ_SCHEMA}}]
 
 
-def test_chat_streamed_with_usage_gives_a_tool_call_then_the_usage(mock: MockServer) -> None:
+def test_chat_streamed_with_usage_gives_a_tool_call_then_the_usage(chat: openai.OpenAI) -> None:
     messages = [{"role": "system", "content": "You help."}, {"role": "user", "content": "go"}]
-    stream = _chat(mock).chat.completions.create(
+    stream = chat.chat.completions.create(
         model="mock-model",
         messages=messages,
         tools=CHAT_TOOLS,
@@ -59,19 +74,17 @@ def test_chat_streamed_with_usage_gives_a_tool_call_then_the_usage(mock: MockSer
     assert chunks[-1].usage.prompt_tokens_details.cached_tokens == 0
 
 
-def test_chat_streamed_without_usage_has_no_usage_chunk(mock: MockServer) -> None:
+def test_chat_streamed_without_usage_has_no_usage_chunk(chat: openai.OpenAI) -> None:
     messages = [{"role": "user", "content": "go"}]
     chunks = list(
-        _chat(mock).chat.completions.create(
-            model="m", messages=messages, tools=CHAT_TOOLS, stream=True
-        )
+        chat.chat.completions.create(model="m", messages=messages, tools=CHAT_TOOLS, stream=True)
     )
     assert all(c.usage is None for c in chunks)
     assert chunks[-1].choices[0].finish_reason == "tool_calls"
 
 
-def test_chat_not_streamed_reports_the_shared_prefix_as_cached(mock: MockServer) -> None:
-    client = _chat(mock)
+def test_chat_not_streamed_reports_the_shared_prefix_as_cached(chat: openai.OpenAI) -> None:
+    client = chat
     # Over OpenAI's 1,024 tokens: what the second request shares is read, in 128-token steps.
     first = [{"role": "system", "content": "You help." * 600}, {"role": "user", "content": "go"}]
     opening = client.chat.completions.create(model="m", messages=first, tools=CHAT_TOOLS)
@@ -98,7 +111,11 @@ def test_chat_not_streamed_reports_the_shared_prefix_as_cached(mock: MockServer)
 
 @pytest.mark.slow
 def test_responses_stream_events_end_with_usage(mock: MockServer) -> None:
-    client = openai.OpenAI(base_url=mock.base_url + "/v1", api_key="k", max_retries=0)
+    with _openai(mock) as client:
+        _responses_stream_events_end_with_usage(client)
+
+
+def _responses_stream_events_end_with_usage(client: openai.OpenAI) -> None:
     tools = [
         {
             "type": "function",
@@ -118,8 +135,8 @@ def test_responses_stream_events_end_with_usage(mock: MockServer) -> None:
     assert events[-1].response.usage.input_tokens_details.cached_tokens == 0
 
 
-def test_anthropic_stream_and_body_and_count_tokens(mock: MockServer) -> None:
-    client = anthropic.Anthropic(base_url=mock.base_url, api_key="sk-ant-secret", max_retries=0)
+def test_anthropic_stream_and_body_and_count_tokens(claude: anthropic.Anthropic) -> None:
+    client = claude
     tools = [
         {
             "name": "Read",
@@ -155,8 +172,10 @@ def test_anthropic_stream_and_body_and_count_tokens(mock: MockServer) -> None:
     assert count.input_tokens > 0
 
 
-def test_a_fifth_anthropic_breakpoint_is_the_apis_400(mock: MockServer) -> None:
-    client = anthropic.Anthropic(base_url=mock.base_url, api_key="sk-ant-secret", max_retries=0)
+def test_a_fifth_anthropic_breakpoint_is_the_apis_400(
+    mock: MockServer, claude: anthropic.Anthropic
+) -> None:
+    client = claude
     mark = {"type": "ephemeral"}
     blocks = [{"type": "text", "text": f"part {n}", "cache_control": mark} for n in range(5)]
     with pytest.raises(anthropic.BadRequestError) as refused:
@@ -215,8 +234,10 @@ def test_gemini_generate_stream_and_count(mock: MockServer) -> None:
         assert client.models.count_tokens(model="gemini-2.5-flash", contents="go").total_tokens
 
 
-def test_the_log_holds_bodies_and_no_secret(mock: MockServer, tmp_path: Path) -> None:
-    test_chat_streamed_without_usage_has_no_usage_chunk(mock)
+def test_the_log_holds_bodies_and_no_secret(
+    mock: MockServer, chat: openai.OpenAI, tmp_path: Path
+) -> None:
+    test_chat_streamed_without_usage_has_no_usage_chunk(chat)
     test_gemini_generate_stream_and_count(mock)
     text = (tmp_path / "log.jsonl").read_text()
     for secret in ("sk-secret-chat", "AIza-secret"):
@@ -227,7 +248,11 @@ def test_the_log_holds_bodies_and_no_secret(mock: MockServer, tmp_path: Path) ->
 
 
 def test_responses_not_streamed_is_a_response_the_client_reads(mock: MockServer) -> None:
-    client = openai.OpenAI(base_url=mock.base_url + "/v1", api_key="k", max_retries=0)
+    with _openai(mock) as client:
+        _responses_not_streamed_is_a_response_the_client_reads(client)
+
+
+def _responses_not_streamed_is_a_response_the_client_reads(client: openai.OpenAI) -> None:
     tools = [{"type": "function", "name": "read", "strict": False, "parameters": READ_SCHEMA}]
     response = client.responses.create(model="m", instructions="You help.", input="go", tools=tools)
     call = response.output[0]
