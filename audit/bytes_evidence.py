@@ -1,0 +1,85 @@
+"""What the bodies say, where a source keeps them: a session's requests played through the same
+cache audit the probe uses, under the rules of the provider of their API shape, so that a
+request that read less than it could have gets the probe's cause (the first differing unit and
+byte, its kind, the rule it breaks) and the counterfactual of what keeping the prefix would have
+read; and a request the bytes say should have read more than it did is the provider's miss."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxconf.cache import Cause, audit
+from ctxconf.cache.outcome import Expiry
+from ctxconf.shapes import provider_for, read_request
+
+from .record import AuditRequest
+
+
+@dataclass(frozen=True)
+class BytesFinding:
+    """One request's evidence from the bytes.
+
+    `simulated_read` is what the provider's rules read of this body given the earlier bodies in
+    their lifetimes; `against` the index (in the session's bodies) of the request it goes on
+    from; `lost_to_harness` what keeping that request's prefix and marks would have read more;
+    `causes` the probe's causes, first the harness's changes."""
+
+    provider: str
+    simulated_read: int | None
+    against: int | None
+    shared: int
+    lost_to_harness: int
+    causes: tuple[Cause, ...]
+    expiry: Expiry | None
+
+
+def _seconds(requests: Sequence[AuditRequest]) -> list[float]:
+    """Each request's time in seconds from the first, strictly increasing (the simulators need
+    it); a request with no time is taken a second after the one before."""
+    times: list[float] = []
+    start = next((r.time for r in requests if r.time is not None), None)
+    for request in requests:
+        at = (request.time - start).total_seconds() if request.time and start else None
+        last = times[-1] if times else -1.0
+        times.append(max(at if at is not None else last + 1.0, last + 1e-6))
+    return times
+
+
+def bytes_findings(requests: Sequence[AuditRequest]) -> dict[int, BytesFinding]:
+    """For a session's requests (in order), the findings of those with a body, keyed by their
+    index in `requests`. Bodies of different API shapes are played apart, as caches are."""
+    found: dict[int, BytesFinding] = {}
+    by_shape: dict[str, list[int]] = {}
+    for index, request in enumerate(requests):
+        if request.body is not None and request.shape is not None:
+            by_shape.setdefault(request.shape, []).append(index)
+    times = _seconds(requests)
+    for shape, indexes in by_shape.items():
+        provider = provider_for(shape, None)
+        played = [
+            read_request(
+                shape,
+                requests[i].body or {},
+                requests[i].headers,
+                times[i],
+                model=requests[i].model if shape == "gemini" else None,
+                number=n,
+            )
+            for n, i in enumerate(indexes)
+        ]
+        result = audit(provider, played)
+        for n, i in enumerate(indexes):
+            outcome, diagnosis = result.outcomes[n], result.diagnoses[n]
+            found[i] = BytesFinding(
+                provider=provider,
+                simulated_read=outcome.figures.cache_read if outcome.figures else None,
+                against=indexes[diagnosis.against]
+                if diagnosis and diagnosis.against is not None
+                else None,
+                shared=diagnosis.shared if diagnosis else 0,
+                lost_to_harness=diagnosis.lost if diagnosis else 0,
+                causes=diagnosis.causes if diagnosis else (),
+                expiry=outcome.expired,
+            )
+    return found

@@ -1,0 +1,113 @@
+"""The audit as a person reads it in a terminal, drawn from the results document: the figures
+in all, the causes by what they cost, the costliest requests, and a line per session. Every
+text that came from a file is shown with its control characters made visible."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from ctxconf.terminal.controls import visible_controls
+
+# How many rows of each list the console shows (--json and --html hold every one).
+SHOWN = 10
+
+
+def _safe(value: Any) -> str:
+    return visible_controls(str(value), also="\n\t")
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "N/A"
+    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:,.4f}"
+
+
+def _rate(value: float | None) -> str:
+    return "N/A (no cache figures)" if value is None else f"{value:.1%}"
+
+
+def _lost_line(figures: Mapping[str, Any]) -> str:
+    tokens, usd = figures["lost_tokens"], figures["lost_usd"]
+    parts = [
+        f"{tokens[blame]:,} tokens ({_usd(usd[blame])}) to {label}"
+        for blame, label in (
+            ("harness", "the harness"),
+            ("boundary", "boundaries (model switch, compaction, upgrade)"),
+            ("provider", "lifetimes and the provider"),
+            ("unknown", "causes not known"),
+        )
+        if tokens[blame]
+    ]
+    unpriced = figures["losses_unpriced"]
+    tail = f"; {unpriced} unpriced (no price row for the model)" if unpriced else ""
+    return ("; ".join(parts) if parts else "nothing") + tail
+
+
+def _where(step: Mapping[str, Any]) -> str:
+    place = f"{step['file']}:{step['line']}" if step["line"] else step["file"]
+    return _safe(place)
+
+
+def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
+    figures = doc["figures"]
+    sessions = doc["sessions"]
+    out.write(
+        f"ctxconf audit: {len(sessions)} session(s), {figures['requests']:,} request(s), "
+        f"{figures['losses']:,} lost the cache\n"
+    )
+    out.write(f"  hit rate: {_rate(figures['hit_rate'])}\n")
+    out.write(f"  lost: {_lost_line(figures)}\n")
+    cost = _usd(figures["cost_usd"])
+    if figures["requests_priced"] < figures["requests"] and figures["cost_usd"] is not None:
+        cost += f" over {figures['requests_priced']:,} priced request(s)"
+    out.write(f"  cost at list prices: {cost}")
+    if figures["measured_cost_usd"] is not None:
+        out.write(f"; the sources' own: {_usd(figures['measured_cost_usd'])}")
+    out.write("\n")
+    if doc["causes"]:
+        out.write("\nCauses, costliest first:\n")
+        for row in doc["causes"][:SHOWN]:
+            out.write(
+                f"  {_safe(row['kind']):<22} {row['blame']:<9} {row['losses']:>5} × "
+                f"{row['lost_tokens']:>12,} tokens  {_usd(row['lost_usd'])}\n"
+            )
+    losses = [
+        (session, step)
+        for session in sessions
+        for step in session["timeline"]
+        if step["lost"] > 0 and step["cause"] is not None
+    ]
+    losses.sort(key=lambda pair: ((pair[1]["lost_usd"] or {}).get("usd") or -1, pair[1]["lost"]))
+    if losses:
+        out.write("\nCostliest requests:\n")
+        for session, step in reversed(losses[-SHOWN:]):
+            cause = step["cause"]
+            lost_usd = step["lost_usd"]
+            cost = f"{_usd(lost_usd['usd'])} {lost_usd['label']}" if lost_usd else "N/A"
+            out.write(
+                f"  {_where(step)}  {_safe(session['harness'])} #{step['index']}: lost "
+                f"{step['lost']:,} tokens ({cost}): {_safe(cause['kind'])} "
+                f"[{cause['basis']}] {_safe(cause['detail'])}\n"
+            )
+            verdict = step["provider_verdict"]
+            if verdict is not None and verdict["agrees"] is not None:
+                word = "agrees" if verdict["agrees"] else "DISAGREES"
+                out.write(f"      the provider says {_safe(verdict['reason'])}: {word}\n")
+    if sessions:
+        out.write("\nSessions:\n")
+        for session in sessions[-SHOWN * 3 :]:
+            f = session["figures"]
+            out.write(
+                f"  {_safe(session['started'] or '-'):<25} {_safe(session['harness']):<12} "
+                f"{_safe(session['session'])[:36]:<36} {f['requests']:>5} req  hit "
+                f"{_rate(f['hit_rate']) if f['hit_rate'] is not None else 'N/A':>6}  lost "
+                f"{sum(f['lost_tokens'].values()):>10,}\n"
+            )
+    if doc["problems"]:
+        out.write(f"\n{len(doc['problems'])} problem(s) in the files (the rest was read):\n")
+        for problem in doc["problems"][:SHOWN]:
+            where = problem["file"] + (f":{problem['line']}" if problem["line"] else "")
+            out.write(f"  {_safe(where)}: {_safe(problem['message'])}\n")
+        if len(doc["problems"]) > SHOWN:
+            out.write(f"  … and {len(doc['problems']) - SHOWN} more in --json\n")

@@ -1,0 +1,74 @@
+"""The audit as a page, drawn from the results document alone: the figures, the causes by what
+they cost, a sortable table of sessions, and per session a chart of every request (read,
+written and uncached tokens side by side, the losses marked) with a card for each loss. Every
+text from a file is escaped by the template."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+# The chart's size: a bar per request, at most this wide, within this height.
+CHART_HEIGHT = 120
+BAR_WIDTH = 8
+MAX_CHART_WIDTH = 1200
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "N/A"
+    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:,.4f}"
+
+
+def _rate(value: float | None) -> str:
+    return "N/A" if value is None else f"{value:.1%}"
+
+
+def chart(timeline: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Bars for a session's requests: each split into read, written and uncached, scaled to the
+    largest request; a loss drawn with its lost tokens above the read."""
+    totals = [
+        (s["read"] or 0) + (s["written_5m"] or 0) + (s["written_1h"] or 0) + (s["uncached"] or 0)
+        for s in timeline
+    ]
+    top = max(totals, default=0) or 1
+    width = min(BAR_WIDTH, max(2, MAX_CHART_WIDTH // max(len(timeline), 1)))
+    bars = []
+    for n, step in enumerate(timeline):
+        parts = (
+            ("read", step["read"] or 0),
+            ("written", (step["written_5m"] or 0) + (step["written_1h"] or 0)),
+            ("uncached", step["uncached"] or 0),
+        )
+        y = float(CHART_HEIGHT)
+        rects = []
+        for kind, tokens in parts:
+            height = CHART_HEIGHT * tokens / top
+            y -= height
+            rects.append({"kind": kind, "y": round(y, 2), "height": round(height, 2)})
+        bars.append(
+            {
+                "x": n * width,
+                "rects": rects,
+                "lost": step["lost"] > 0,
+                "title": f"#{step['index']}: read {step['read']}, written "
+                f"{(step['written_5m'] or 0) + (step['written_1h'] or 0)}, uncached "
+                f"{step['uncached']}" + (f", lost {step['lost']:,}" if step["lost"] else ""),
+            }
+        )
+    return {"bars": bars, "width": max(len(timeline) * width, 1), "height": CHART_HEIGHT, "bar": width}
+
+
+def render_page(doc: Mapping[str, Any]) -> str:
+    environment = Environment(
+        loader=PackageLoader("ctxconf.audit", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["usd"] = _usd
+    environment.filters["rate"] = _rate
+    return environment.get_template("audit.html.j2").render(doc=doc, chart=chart)

@@ -1,0 +1,126 @@
+"""An audit from files to sessions in one pass: each file read by its reader, its sessions'
+bodies played through the cache audit while that file's requests are at hand, the bodies then
+let go, so memory grows with the number of requests and not with the size of the files."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from .bytes_evidence import BytesFinding, bytes_findings
+from .record import AuditRequest, Place, Problem, Problems
+from .scan import Found
+from .timeline import Step, session_timeline
+
+
+@dataclass(frozen=True)
+class Filters:
+    since: datetime | None = None
+    harness: str | None = None
+    project: str | None = None
+
+    def keep(self, request: AuditRequest) -> bool:
+        if self.since is not None and (request.time is None or request.time < self.since):
+            return False
+        if self.harness is not None and self.harness not in (request.harness, request.source):
+            return False
+        return self.project is None or self.project in (request.project or "")
+
+
+@dataclass(frozen=True)
+class SessionAudit:
+    source: str
+    session: str
+    steps: tuple[Step, ...]
+
+    @property
+    def requests(self) -> list[AuditRequest]:
+        return [step.request for step in self.steps]
+
+    @property
+    def first(self) -> AuditRequest:
+        return self.steps[0].request
+
+    @property
+    def harness(self) -> str:
+        return self.first.harness or self.source
+
+    @property
+    def project(self) -> str | None:
+        return next((r.project for r in self.requests if r.project), None)
+
+    @property
+    def started(self) -> datetime | None:
+        return next((r.time for r in self.requests if r.time is not None), None)
+
+    @property
+    def losses(self) -> list[Step]:
+        return [step for step in self.steps if step.lost > 0]
+
+
+Held = tuple[AuditRequest, BytesFinding | None]
+
+
+def _ordered(held: Sequence[Held]) -> list[Held]:
+    """By time where every request has one (files of one session may be read out of order);
+    else as read."""
+    if all(request.time is not None for request, _ in held):
+        return sorted(held, key=lambda pair: pair[0].time)  # type: ignore[arg-type,return-value]
+    return list(held)
+
+
+def _file_requests(found: Found, problems: Problems, filters: Filters) -> list[AuditRequest]:
+    try:
+        return [r for r in found.reader.read(found.path, problems) if filters.keep(r)]
+    except OSError as e:
+        problems(Problem(Place(found.path), f"could not be read: {e.strerror or e}"))
+    except Exception as e:  # a reader's own fault must cost one file, never the scan
+        problems(Problem(Place(found.path), f"{found.reader.name} could not read it: {e!r}"))
+    return []
+
+
+def _with_findings(requests: list[AuditRequest], problems: Problems) -> list[Held]:
+    """The file's requests with what their bodies say, the bodies then let go."""
+    by_session: dict[str, list[int]] = {}
+    for index, request in enumerate(requests):
+        by_session.setdefault(request.session, []).append(index)
+    findings: dict[int, BytesFinding] = {}
+    for indexes in by_session.values():
+        session = [requests[i] for i in indexes]
+        if not any(r.body is not None for r in session):
+            continue
+        order = sorted(range(len(session)), key=lambda n: (session[n].time is None, session[n].time or 0, n))  # type: ignore[operator]
+        try:
+            found = bytes_findings([session[n] for n in order])
+        except Exception as e:  # a body no shape reader expected: the figures still stand
+            problems(Problem(session[0].place, f"its bodies could not be compared: {e!r}"))
+            continue
+        findings.update({indexes[order[k]]: finding for k, finding in found.items()})
+    return [
+        (dataclasses.replace(request, body=None), findings.get(index))
+        for index, request in enumerate(requests)
+    ]
+
+
+def audit_sessions(
+    files: Iterable[Found],
+    problems: Problems,
+    filters: Filters = Filters(),
+    on_file: Callable[[Found], None] | None = None,
+) -> list[SessionAudit]:
+    held: dict[tuple[str, str], list[Held]] = {}
+    for found in files:
+        if on_file is not None:
+            on_file(found)
+        for request, finding in _with_findings(_file_requests(found, problems, filters), problems):
+            held.setdefault((request.source, request.session), []).append((request, finding))
+    audits = []
+    for (source, session), pairs in held.items():
+        ordered = _ordered(pairs)
+        requests = [request for request, _ in ordered]
+        findings = {i: f for i, (_, f) in enumerate(ordered) if f is not None}
+        audits.append(SessionAudit(source, session, tuple(session_timeline(requests, findings))))
+    audits.sort(key=lambda a: (a.started is None, a.started or datetime.min, a.source, a.session))  # type: ignore[operator]
+    return audits

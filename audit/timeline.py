@@ -1,0 +1,250 @@
+"""A session's requests as a timeline of losses: each request held against what the request
+before it (of the same model, in the same thread) left readable, and every request that read
+less given a cause.
+
+A loss is a request that read less than the one before it left readable (its read and its write
+under explicit marks; its whole prompt within the provider's steps under implicit caching),
+capped by what it sent. Within the lifetime it is a break; past it, the entry's end. The lost
+tokens are what it would have read had the break not happened less what it read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxconf.cache.outcome import lifetime_label
+
+from .bytes_evidence import BytesFinding
+from .causes import PROVIDER_REASON_ANCHORS, AuditCause, from_bytes, inferred
+from .provider_rules import (
+    explicit_writes,
+    implicit_readable,
+    lifetime_seconds,
+    provider_of,
+    step_tokens,
+)
+from .provider_verdict import ProviderVerdict, agreement, read_verdict
+from .record import AuditRequest
+
+# A read this close to the thread's floor is the floor (tokenizers and small system-prompt
+# drift move it by a few tokens between requests).
+FLOOR_SLACK = 0.02
+# A read below this share of what was readable fell to "about zero".
+ABOUT_ZERO = 0.05
+
+
+@dataclass(frozen=True)
+class Step:
+    """One request in its session's timeline."""
+
+    request: AuditRequest
+    previous: int | None  # index in the session of the request it is held against
+    gap: float | None  # seconds since that request
+    readable: int | None  # what that request left readable to it; None: nothing to hold against
+    lost: int  # tokens it read less than it could have (0: no loss)
+    cause: AuditCause | None
+    verdict: ProviderVerdict | None  # the provider's own word on it
+    agrees: bool | None  # whether our cause and the provider's agree (None: nothing to hold)
+    finding: BytesFinding | None
+
+
+def left_readable(request: AuditRequest) -> int | None:
+    """What `request` leaves in the cache for the next, or None where its source has no cache
+    figure."""
+    tokens = request.tokens
+    if tokens.read is None:
+        return None
+    provider = provider_of(request)
+    marked = tokens.read + (tokens.written or 0)
+    if explicit_writes(provider) or tokens.total_input is None:
+        return marked
+    return max(marked, implicit_readable(provider, request.model, tokens.total_input))
+
+
+def _thread(request: AuditRequest) -> tuple[bool, str | None]:
+    return (request.sidechain, request.model)
+
+
+def _floor(requests: Sequence[AuditRequest]) -> int | None:
+    """The least positive read of a thread after its first request: what the system prompt and
+    tools alone hold, where a rewritten history falls to."""
+    reads = [r.tokens.read for r in requests[1:] if r.tokens.read]
+    return min(reads) if reads else None
+
+
+def _lifetime_of(history: Sequence[AuditRequest], provider: str | None) -> tuple[float, float]:
+    """The shortest and the longest lifetime the thread's writes chose so far."""
+    hours = any((r.tokens.written_1h or 0) > 0 or r.lifetime == "1h" for r in history)
+    minutes = any((r.tokens.written_5m or 0) > 0 for r in history) or not hours
+    longest = lifetime_seconds(provider, "1h" if hours else "5m")
+    shortest = lifetime_seconds(provider, "5m" if minutes else "1h")
+    return shortest, longest
+
+
+def _expired(gap: float | None, shortest: float, longest: float, read: int) -> AuditCause | None:
+    if gap is None or gap <= shortest:
+        return None
+    pause = f"{gap / 60:,.1f} min"
+    if gap > longest:
+        return inferred(
+            "expired",
+            f"{pause} since the request before, past the entries' lifetime of "
+            f"{lifetime_label(longest)}: the provider had let them go",
+        )
+    if read > 0:
+        return inferred(
+            "expired",
+            f"{pause} since the request before: the {lifetime_label(shortest)} entries had "
+            f"ended, the {lifetime_label(longest)} ones were read",
+        )
+    return None
+
+
+def _from_boundary(request: AuditRequest, before: AuditRequest) -> AuditCause | None:
+    if request.model != before.model and before.model is not None:
+        return inferred(
+            "model-changed",
+            f"the model changed from {before.model} to {request.model}: a cache is per model",
+        )
+    boundary = request.boundary or ""
+    if boundary.startswith("compaction"):
+        return inferred("compaction", "the history was compacted before this request")
+    if boundary.startswith("version"):
+        return inferred("version-changed", f"the harness was updated ({boundary})")
+    if boundary.startswith("resume"):
+        return inferred(
+            "resume",
+            "the session was resumed here and did not send what the live one would have",
+        )
+    return None
+
+
+def _from_figures(read: int, readable: int, floor: int | None) -> AuditCause:
+    if read <= readable * ABOUT_ZERO:
+        return inferred(
+            "prefix-changed",
+            f"the read fell to {read:,} of {readable:,}: the system prompt, the tools or a "
+            "cache parameter changed (or the provider dropped the entry); the bytes were not "
+            "kept, so which is not known",
+        )
+    if floor is not None and abs(read - floor) <= max(floor * FLOOR_SLACK, 1) and floor < readable:
+        return inferred(
+            "history-rewritten",
+            f"the read fell to {read:,}, the session's floor of system prompt and tools: an "
+            "earlier message was changed, removed or re-serialized",
+        )
+    return inferred(
+        "unexplained",
+        f"read {read:,} of the {readable:,} the request before left readable; the bytes were "
+        "not kept, so where it broke is not known",
+    )
+
+
+def _from_provider(verdict: ProviderVerdict) -> AuditCause | None:
+    if not verdict.says_changed:
+        return None
+    detail = f"the provider's diagnostics say {verdict.reason}"
+    if verdict.missed is not None:
+        detail += f" ({verdict.missed:,} tokens by its estimate)"
+    return AuditCause(verdict.reason, "provider", detail, PROVIDER_REASON_ANCHORS.get(verdict.reason))
+
+
+def _from_finding(finding: BytesFinding, read: int, step: int) -> AuditCause | None:
+    if finding.causes:
+        harness = [c for c in finding.causes if c.kind not in ("expired", "rounding")]
+        return from_bytes((harness or list(finding.causes))[0])
+    if finding.simulated_read is not None and finding.simulated_read >= read + step:
+        return AuditCause(
+            "provider-side",
+            "bytes",
+            f"the bytes it shares with the request before are identical and within their "
+            f"lifetime: the provider's rules read {finding.simulated_read:,}, it read {read:,}",
+            None,
+        )
+    return None
+
+
+def _explain(
+    request: AuditRequest,
+    before: AuditRequest,
+    gap: float | None,
+    readable: int,
+    floor: int | None,
+    history: Sequence[AuditRequest],
+    finding: BytesFinding | None,
+    verdict: ProviderVerdict | None,
+) -> AuditCause:
+    read = request.tokens.read or 0
+    provider = provider_of(request)
+    if finding is not None:
+        found = _from_finding(finding, read, step_tokens(provider))
+        if found is not None:
+            return found
+    shortest, longest = _lifetime_of(history, provider)
+    return (
+        _expired(gap, shortest, longest, read)
+        or (_from_provider(verdict) if verdict is not None else None)
+        or _from_boundary(request, before)
+        or _from_figures(read, readable, floor)
+    )
+
+
+def session_timeline(
+    requests: Sequence[AuditRequest], findings: dict[int, BytesFinding] | None = None
+) -> list[Step]:
+    """The steps of one session's requests, in the order given (the caller sorts them)."""
+    findings = findings or {}
+    last: dict[tuple[bool, str | None], int] = {}
+    last_of_thread: dict[bool, int] = {}
+    threads: dict[tuple[bool, str | None], list[AuditRequest]] = {}
+    steps: list[Step] = []
+    for index, request in enumerate(requests):
+        key = _thread(request)
+        # Held against the last request of its model in its thread, else (a new model) the
+        # thread's last request of any model.
+        previous = last.get(key, last_of_thread.get(request.sidechain))
+        history = threads.setdefault(key, [])
+        verdict = read_verdict(request.diagnostics)
+        finding = findings.get(index)
+        steps.append(_step(request, previous, requests, history, finding, verdict))
+        history.append(request)
+        last[key] = index
+        last_of_thread[request.sidechain] = index
+    return steps
+
+
+def _step(
+    request: AuditRequest,
+    previous: int | None,
+    requests: Sequence[AuditRequest],
+    history: Sequence[AuditRequest],
+    finding: BytesFinding | None,
+    verdict: ProviderVerdict | None,
+) -> Step:
+    def plain(readable: int | None = None, gap: float | None = None) -> Step:
+        agrees = agreement(verdict, None) if verdict is not None else None
+        return Step(request, previous, gap, readable, 0, None, verdict, agrees, finding)
+
+    read = request.tokens.read
+    if previous is None or read is None:
+        return plain()
+    before = requests[previous]
+    readable = left_readable(before)
+    gap = (
+        (request.time - before.time).total_seconds()
+        if request.time is not None and before.time is not None
+        else None
+    )
+    if readable is None:
+        return plain(None, gap)
+    sent = request.tokens.total_input
+    could = min(readable, sent) if sent is not None else readable
+    if could - read < step_tokens(provider_of(request)):
+        return plain(readable, gap)
+    cause = _explain(
+        request, before, gap, readable, _floor(history), history, finding, verdict
+    )
+    # A cause taken from the provider's verdict is no second opinion on it.
+    independent = verdict is not None and cause.basis != "provider"
+    agrees = agreement(verdict, cause.kind) if independent and verdict is not None else None
+    return Step(request, previous, gap, readable, could - read, cause, verdict, agrees, finding)
