@@ -110,7 +110,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxconf.probe.command import list_bundled, matrix, probe, probe_all
-    from ctxconf.probe.errors import ProbeDataError
 
     try:
         if args.tolerance is not None and args.compare is None:
@@ -155,9 +154,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except CtxconfError as e:
         print(f"ctxconf probe: {e.describe()}", file=sys.stderr)
-        return EXIT_USAGE
-    except ProbeDataError as e:
-        print(f"ctxconf probe: {e}", file=sys.stderr)
         return EXIT_USAGE
 
 
