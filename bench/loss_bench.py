@@ -21,7 +21,7 @@ from typing import Any
 
 from bench_reference import publish
 
-from ctxconf.probe.cache import CacheRequest, audit
+from ctxconf.cache import CacheRequest, audit
 from ctxconf.probe.shapes import read_request
 
 START_MARKER = "<!-- loss:start -->"

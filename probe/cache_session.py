@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .cache import CacheRequest, Outcome, simulate
-from .cache.credentials import Headers, scrub_value, secrets_of
+from ctxconf.cache import CacheRequest, Outcome, simulate
+from ctxconf.cache.credentials import Headers, scrub_value, secrets_of
+
 from .shapes import provider_for, read_request
 from .wire import Shape
 

@@ -9,13 +9,13 @@ from json import dumps
 from pathlib import Path
 from typing import Any, TextIO
 
+from ctxconf.cache import load_prices
 from ctxconf.exitcodes import EXIT_INTERRUPTED
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
 from .batch import Pair, pairs, probe_many
-from .cache import load_prices
 from .cache_view import console_lines
 from .causes import cause_lines, check_summary, count_line
 from .checks import judge_run

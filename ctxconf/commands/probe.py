@@ -71,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--prices",
         type=Path,
         metavar="FILE",
-        help="a price table over the bundled list prices (the shape of probe/data/prices.json)",
+        help="a price table over the bundled list prices"
+        " (the shape of ctxconf/cache/data/prices.json)",
     )
     parser.add_argument(
         "--matrix",

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cache import CacheRequest, audit
+from ctxconf.cache import CacheRequest, audit
+
 from ..harness import ProbeRun, SessionRun
 from ..shapes import provider_for
 from ..usage_figures import played_requests

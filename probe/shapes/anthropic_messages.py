@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
 
+from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.request import CacheSettings
+from ctxconf.cache.units import Parts, blocks_of, content_blocks, dicts, mapping, ttl_of
+
 from .. import wire
 from ..answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from ..cache.canonical import canonical_text
-from ..cache.request import CacheSettings
-from ..cache.units import Parts, blocks_of, content_blocks, dicts, mapping, ttl_of
 from ..wire import Mention, Request, Tool, ToolResult
 from .shape import ApiShape, Refusal, Routes
 

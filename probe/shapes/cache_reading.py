@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cache.credentials import Headers, caching_headers, scrub, scrub_value, secrets_of
-from ..cache.request import PARAMS, CacheRequest
+from ctxconf.cache.credentials import Headers, caching_headers, scrub, scrub_value, secrets_of
+from ctxconf.cache.request import PARAMS, CacheRequest
+
 from .registry import shape_named
 
 

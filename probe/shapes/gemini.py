@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
 
+from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.units import Parts, dicts, mapping
+
 from .. import wire
 from ..answers import MODEL, Event, Reply, Tokens
-from ..cache.canonical import canonical_text
-from ..cache.units import Parts, dicts, mapping
 from ..wire import Mention, Request, Tool, ToolResult
 from .shape import ApiShape, Refusal, Routes
 

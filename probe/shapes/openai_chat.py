@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.request import Section
+from ctxconf.cache.units import Parts, content_blocks, dicts, mapping
+
 from .. import wire
 from ..answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from ..cache.canonical import canonical_text
-from ..cache.request import Section
-from ..cache.units import Parts, content_blocks, dicts, mapping
 from ..wire import Mention, Request, Tool, ToolResult
 from .openai_fields import SYSTEM_ROLES, input_details, openai_settings, wants_json
 from .shape import ApiShape, Refusal, Routes

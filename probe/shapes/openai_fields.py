@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ctxconf.cache.request import CacheSettings
+from ctxconf.cache.units import mapping
+
 from ..answers import Tokens
-from ..cache.request import CacheSettings
-from ..cache.units import mapping
 
 SYSTEM_ROLES = ("system", "developer")
 JSON_FORMATS = ("json_object", "json_schema")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..cache import PROVIDERS, provider_named
+from ctxconf.cache import PROVIDERS, provider_named
+
 from ..errors import ProbeDataError
 from ..wire import Request
 from . import anthropic_messages, gemini, openai_chat, openai_responses

@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from ctxconf.cache.units import Parts
+
 from ..answers import Event, Reply, Tokens
-from ..cache.units import Parts
 from ..wire import Request
 
 # What a POST to one of the shape's paths asks: an answer, a streamed answer whatever the body

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from ctxconf.errors import DataError
 from ctxconf.probe.cache_session import SessionCache, model_in_path
-from ctxconf.probe.errors import ProbeDataError
 from ctxconf.probe.scenario import Step
 from ctxconf.probe.server import MockServer, Script, read_log
 from ctxconf.probe.shapes import provider_for
@@ -23,9 +23,9 @@ def test_the_provider_is_the_shapes_own_unless_another_that_serves_it_is_asked()
     assert provider_for("openai-responses", None) == "openai"
     assert provider_for("gemini", None) == "gemini"
     assert provider_for("openai-chat", "llamacpp") == "llamacpp"
-    with pytest.raises(ProbeDataError, match="not the gemini API shape"):
+    with pytest.raises(DataError, match="not the gemini API shape"):
         provider_for("gemini", "openai")
-    with pytest.raises(ProbeDataError, match="unknown provider 'bedrock'"):
+    with pytest.raises(DataError, match="unknown provider 'bedrock'"):
         provider_for("anthropic", "bedrock")
 
 

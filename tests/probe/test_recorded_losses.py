@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache import Audit, CacheRequest, audit
-from ctxconf.probe.cache.openai_rules import stepped
+from ctxconf.cache import Audit, CacheRequest, audit
+from ctxconf.cache.openai_rules import stepped
 from ctxconf.probe.shapes import read_request
 
 RECORDED = Path(__file__).parent / "recorded"

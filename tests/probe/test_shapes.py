@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache import PROVIDERS
+from ctxconf.cache import PROVIDERS
 from ctxconf.probe.errors import ProbeDataError
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.server import route

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ctxconf.probe.cache import (
+from ctxconf.cache import (
     Audit,
     CacheRequest,
     Cause,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from ctxconf.probe.cache import Figures, Price, audit, loss_cost
-from ctxconf.probe.cache.counterfactual import kept_prefix
-from ctxconf.probe.cache.prefix import shared
+from ctxconf.cache import Figures, Price, audit, loss_cost
+from ctxconf.cache.counterfactual import kept_prefix
+from ctxconf.cache.prefix import shared
 
 from .bodies import assistant, block, chat, claude, text, user
 from .helpers import audited, kinds, requests

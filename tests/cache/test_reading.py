@@ -4,7 +4,7 @@ parameters that fork a cache."""
 
 from __future__ import annotations
 
-from ctxconf.probe.cache import CacheRequest, unit_tokens
+from ctxconf.cache import CacheRequest, unit_tokens
 from ctxconf.probe.shapes import read_request
 
 from .bodies import (

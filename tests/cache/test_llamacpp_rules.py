@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxconf.probe.cache.llamacpp_rules import simulate
+from ctxconf.cache.llamacpp_rules import simulate
 from ctxconf.probe.shapes import read_request
 
 from .bodies import chat, text

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxconf.probe.cache.bytediff import byte_diff
-from ctxconf.probe.cache.classify import mentions_time, only_white_space
+from ctxconf.cache.bytediff import byte_diff
+from ctxconf.cache.classify import mentions_time, only_white_space
 
 
 def test_a_few_dozen_bytes_each_side_with_the_ends_marked() -> None:

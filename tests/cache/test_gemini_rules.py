@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache import audit
-from ctxconf.probe.cache.gemini_rules import minimum_tokens
+from ctxconf.cache import audit
+from ctxconf.cache.gemini_rules import minimum_tokens
 from ctxconf.probe.shapes import read_request
 
 from .bodies import gemini, text

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache import ANCHORS
+from ctxconf.cache import ANCHORS
 
 from .bodies import anthropic_tool, assistant, block, claude, text, tool_result, tool_use, user
 from .helpers import audited, cause, figures, kinds
@@ -331,7 +331,7 @@ def test_a_fifth_breakpoint_and_a_late_one_hour_mark_are_named() -> None:
 
 
 def _anchors() -> set[str]:
-    spec = Path(__file__).resolve().parents[3] / "spec"
+    spec = Path(__file__).resolve().parents[2] / "spec"
     found: set[str] = set()
     for page in spec.glob("*.md"):
         found |= set(re.findall(r"^### `([a-z.-]+)`", page.read_text(encoding="utf-8"), re.M))

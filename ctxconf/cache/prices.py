@@ -1,6 +1,6 @@
 """What a session's cache figures cost at list prices: the bundled table
-(`probe/data/prices.json`, its date and sources in it), or the rows of a file a user gives laid
-over it."""
+(`cache/data/prices.json`, its date and sources in it, held to `prices.schema.json` beside it),
+or the rows of a file a user gives laid over it."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
+from ctxconf.errors import DataError
+from ctxconf.userfiles.jsonpos import pointer
 from ctxconf.userfiles.limits import LimitError, parse_json
 
-from ..errors import ProbeDataError
-from ..schemas import validate_data
 from .outcome import Figures
 
 MILLION = Decimal(1_000_000)
@@ -60,12 +63,28 @@ class PriceTable:
         return next((row for row in mine if row.model == ANY_MODEL), None)
 
 
+@cache
+def _validator() -> Draft202012Validator:
+    file = resources.files("ctxconf.cache") / "data" / "prices.schema.json"
+    return Draft202012Validator(json.loads(file.read_text(encoding="utf-8")))
+
+
+def _validate(data: Any, source: str) -> None:
+    """Raise DataError naming the first problem by JSON pointer, all problems counted."""
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return
+    at = pointer(errors[0].absolute_path) or "/"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise DataError(f"{source}: at {at}: {errors[0].message}{more}")
+
+
 def _decimal(value: Any) -> Decimal:
     return Decimal(str(value))
 
 
 def table_from_data(data: Mapping[str, Any], source: str) -> PriceTable:
-    validate_data(data, "prices", source)
+    _validate(data, source)
     sources: Mapping[str, str] = data["sources"]
     rows = []
     for row in data["models"]:
@@ -88,18 +107,18 @@ def table_from_data(data: Mapping[str, Any], source: str) -> PriceTable:
 
 
 def parse_prices(text: str, source: str) -> PriceTable:
-    """A price table from its JSON text; ProbeDataError naming `source` and the place."""
+    """A price table from its JSON text; DataError naming `source` and the place."""
     try:
         data = parse_json(text)  # bounded like every JSON read from outside
     except json.JSONDecodeError as e:
-        raise ProbeDataError(f"{source}:{e.lineno}:{e.colno}: {e.msg}") from None
+        raise DataError(f"{source}:{e.lineno}:{e.colno}: {e.msg}") from None
     except LimitError as e:
-        raise ProbeDataError(f"{source}: {e}") from None
+        raise DataError(f"{source}: {e}") from None
     return table_from_data(data, source)
 
 
 def bundled_prices() -> PriceTable:
-    file = resources.files("ctxconf.probe") / "data" / "prices.json"
+    file = resources.files("ctxconf.cache") / "data" / "prices.json"
     return parse_prices(file.read_text(encoding="utf-8"), "prices.json")
 
 
@@ -119,7 +138,7 @@ def load_prices(path: Path | None = None) -> PriceTable:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise ProbeDataError(f"{path}: cannot be read: {e}") from None
+        raise DataError(f"{path}: cannot be read: {e}") from None
     return with_overrides(base, parse_prices(text, str(path)))
 
 

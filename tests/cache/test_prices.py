@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from ctxconf.probe.cache import Figures, bundled_prices, load_prices, request_cost, session_cost
-from ctxconf.probe.errors import ProbeDataError
+from ctxconf.cache import Figures, bundled_prices, load_prices, request_cost, session_cost
+from ctxconf.errors import DataError
+from tests.paths import ROOT
 
-DATA = Path(__file__).resolve().parents[3] / "probe" / "data"
+DATA = ROOT / "ctxconf" / "cache" / "data"
 
 
 def test_the_schema_is_a_schema_and_the_table_holds_to_it() -> None:
-    schema = json.loads((DATA / "schemas" / "prices.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((DATA / "prices.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     table = json.loads((DATA / "prices.json").read_text(encoding="utf-8"))
     assert list(Draft202012Validator(schema).iter_errors(table)) == []
@@ -126,9 +127,9 @@ def test_a_users_table_replaces_its_rows_and_keeps_the_rest(tmp_path: Path) -> N
 
 def test_a_broken_users_table_is_refused_with_its_place(tmp_path: Path) -> None:
     row = {"provider": "anthropic", "model": "m", "input": -1, "cache_read": 0}
-    with pytest.raises(ProbeDataError, match=r"prices.json: at /models/0"):
+    with pytest.raises(DataError, match=r"prices.json: at /models/0"):
         load_prices(_user_table(tmp_path, [row]))
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
-    with pytest.raises(ProbeDataError, match=r"bad.json:1:2"):
+    with pytest.raises(DataError, match=r"bad.json:1:2"):
         load_prices(bad)

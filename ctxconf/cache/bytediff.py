@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...terminal.textdiff import visible
+from ctxconf.terminal.textdiff import visible
 
 CONTEXT_BYTES = 40
 ELLIPSIS = "…"

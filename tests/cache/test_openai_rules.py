@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache.openai_rules import generation, stepped
+from ctxconf.cache.openai_rules import generation, stepped
 
 from .bodies import chat, text
 from .helpers import audited, cause, kinds, play

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import ProbeDataError
+from ctxconf.errors import DataError
+
 from . import anthropic_rules, gemini_rules, llamacpp_rules, openai_rules
 from .outcome import Outcome
 from .provider import Provider
@@ -26,7 +27,7 @@ def provider_named(name: str) -> Provider:
     found = PROVIDERS.get(name)
     if found is None:
         known = ", ".join(sorted(PROVIDERS))
-        raise ProbeDataError(f"unknown provider {name!r}: one of {known}")
+        raise DataError(f"unknown provider {name!r}: one of {known}")
     return found
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.cache.anthropic_rules import minimum_tokens
+from ctxconf.cache.anthropic_rules import minimum_tokens
 
 from .bodies import assistant, block, claude, text, tool_result, tool_use, user
 from .helpers import audited, cause, kinds, play

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ctxconf.probe.cache import PROVIDERS, provider_named, simulate
-from ctxconf.probe.cache.request import PARAMS
-from ctxconf.probe.errors import ProbeDataError
+from ctxconf.cache import PROVIDERS, provider_named, simulate
+from ctxconf.cache.request import PARAMS
+from ctxconf.errors import DataError
 from ctxconf.probe.shapes import SHAPES, read_request
 
 from .bodies import chat
@@ -26,8 +26,8 @@ def test_every_provider_applies_to_some_registered_shape() -> None:
 
 def test_an_unknown_provider_is_refused() -> None:
     requests = [read_request("openai-chat", chat("S", []))]
-    with pytest.raises(ProbeDataError, match="unknown provider 'bedrock': one of anthropic"):
+    with pytest.raises(DataError, match="unknown provider 'bedrock': one of anthropic"):
         simulate("bedrock", requests)
-    with pytest.raises(ProbeDataError, match="unknown provider 'bedrock'"):
+    with pytest.raises(DataError, match="unknown provider 'bedrock'"):
         provider_named("bedrock")
     assert len(simulate("llamacpp", requests)) == 1
