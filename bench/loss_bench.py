@@ -22,7 +22,7 @@ from typing import Any
 from bench_reference import publish
 
 from ctxconf.cache import CacheRequest, audit
-from ctxconf.probe.shapes import read_request
+from ctxconf.shapes import read_request
 
 START_MARKER = "<!-- loss:start -->"
 END_MARKER = "<!-- loss:end -->"

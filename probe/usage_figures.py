@@ -22,9 +22,9 @@ from ctxconf.cache import (
     loss_cost,
     request_cost,
 )
+from ctxconf.shapes import read_request
 
 from .harness import SessionRun
-from .shapes import read_request
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Request bodies as the harnesses send them, one builder per API shape, and texts of an exact
 length so that each unit's bytes can be counted by hand.
 
-Sizes of the canonical units (test_reading.py pins them), for texts of L characters:
+Sizes of the canonical units (tests/shapes/test_reading.py pins them), for texts of L characters:
 Anthropic: a system block 25 + L; a user message's first text block 40 + L (a string content
 too), an assistant's 45 + L; a tool_use block 46 + id + input + name (20 more as a message's
 first); a tool_result 52 + content + id (15 more as a message's first).

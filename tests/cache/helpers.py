@@ -13,7 +13,7 @@ from ctxconf.cache import (
     audit,
     simulate,
 )
-from ctxconf.probe.shapes import read_request
+from ctxconf.shapes import read_request
 
 
 def requests(

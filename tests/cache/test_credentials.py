@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ctxconf.cache import audit
-from ctxconf.probe.shapes import SHAPES, read_request
+from ctxconf.shapes import SHAPES, read_request
 
 from .bodies import SECRET, block, chat, claude, gemini, responses, user
 

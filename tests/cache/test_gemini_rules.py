@@ -10,7 +10,7 @@ import pytest
 
 from ctxconf.cache import audit
 from ctxconf.cache.gemini_rules import minimum_tokens
-from ctxconf.probe.shapes import read_request
+from ctxconf.shapes import read_request
 
 from .bodies import gemini, text
 from .helpers import audited, cause, kinds, play

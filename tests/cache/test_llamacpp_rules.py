@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxconf.cache.llamacpp_rules import simulate
-from ctxconf.probe.shapes import read_request
+from ctxconf.shapes import read_request
 
 from .bodies import chat, text
 from .helpers import figures, play

@@ -7,7 +7,7 @@ import pytest
 from ctxconf.cache import PROVIDERS, provider_named, simulate
 from ctxconf.cache.request import PARAMS
 from ctxconf.errors import DataError
-from ctxconf.probe.shapes import SHAPES, read_request
+from ctxconf.shapes import SHAPES, read_request
 
 from .bodies import chat
 

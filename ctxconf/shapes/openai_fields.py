@@ -9,7 +9,7 @@ from typing import Any
 from ctxconf.cache.request import CacheSettings
 from ctxconf.cache.units import mapping
 
-from ..answers import Tokens
+from .answers import Tokens
 
 SYSTEM_ROLES = ("system", "developer")
 JSON_FORMATS = ("json_object", "json_schema")

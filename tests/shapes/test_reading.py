@@ -5,9 +5,8 @@ parameters that fork a cache."""
 from __future__ import annotations
 
 from ctxconf.cache import CacheRequest, unit_tokens
-from ctxconf.probe.shapes import read_request
-
-from .bodies import (
+from ctxconf.shapes import read_request
+from tests.cache.bodies import (
     assistant,
     block,
     chat,

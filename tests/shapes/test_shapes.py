@@ -1,23 +1,17 @@
-"""The API shapes' one registry: every shape whole, each path one shape's, and a shape that
-lacks a part, names an unknown provider or claims another's path refused when it is
-registered."""
+"""The API shapes' one registry: every shape whole, and a shape that lacks a part, names an
+unknown provider or claims another's path refused when it is registered; the providers each
+shape's requests are played under."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxconf.cache import PROVIDERS
-from ctxconf.probe.errors import ProbeDataError
-from ctxconf.probe.profile import load_profile
-from ctxconf.probe.server import route
-from ctxconf.probe.shapes import SHAPES, ApiShape, provider_for, registered, shape_named
-
-from .helpers import fake_profile
+from ctxconf.errors import DataError
+from ctxconf.shapes import SHAPES, ApiShape, provider_for, registered, shape_named
 
 CHAT = SHAPES["openai-chat"]
 
@@ -25,23 +19,6 @@ CHAT = SHAPES["openai-chat"]
 def test_the_four_shapes_are_registered_whole() -> None:
     assert list(SHAPES) == ["openai-chat", "openai-responses", "anthropic", "gemini"]
     assert registered(SHAPES.values(), PROVIDERS) == SHAPES
-
-
-@pytest.mark.parametrize(
-    ("path", "asked"),
-    [
-        ("/v1/chat/completions", ("answer", "openai-chat")),
-        ("/v1/responses", ("answer", "openai-responses")),
-        ("/v1/messages", ("answer", "anthropic")),
-        ("/v1/messages/count_tokens", ("count", "anthropic")),
-        ("/v1beta/models/gemini-2.5-flash:generateContent", ("answer", "gemini")),
-        ("/v1beta/models/g:streamGenerateContent?alt=sse", ("stream", "gemini")),
-        ("/v1beta/models/g:countTokens", ("count", "gemini")),
-        ("/v1/embeddings", ("", None)),
-    ],
-)
-def test_each_path_is_one_shapes(path: str, asked: tuple[str, str | None]) -> None:
-    assert route("POST", path) == asked
 
 
 def _broken(**changes: Any) -> ApiShape:
@@ -82,28 +59,21 @@ def _broken(**changes: Any) -> ApiShape:
 def test_a_shape_missing_a_part_is_refused_as_it_is_registered(
     shape: ApiShape, problem: str
 ) -> None:
-    with pytest.raises(ProbeDataError) as refused:
+    with pytest.raises(DataError) as refused:
         registered([*SHAPES.values(), shape], PROVIDERS)
     assert problem in str(refused.value)
 
 
-def test_a_provider_serves_only_the_shapes_that_name_it() -> None:
+def test_the_provider_is_the_shapes_own_unless_another_that_serves_it_is_asked() -> None:
     assert provider_for("anthropic", None) == "anthropic"
+    assert provider_for("openai-responses", None) == "openai"
+    assert provider_for("gemini", None) == "gemini"
     assert provider_for("openai-chat", "llamacpp") == "llamacpp"
-    with pytest.raises(ProbeDataError, match="serves openai-chat, openai-responses, not the"):
+    with pytest.raises(DataError, match="serves openai-chat, openai-responses, not the"):
         provider_for("anthropic", "openai")
-    with pytest.raises(ProbeDataError, match="unknown API shape 'converse': one of openai-chat"):
+    with pytest.raises(DataError, match="not the gemini API shape"):
+        provider_for("gemini", "openai")
+    with pytest.raises(DataError, match="unknown provider 'bedrock'"):
+        provider_for("anthropic", "bedrock")
+    with pytest.raises(DataError, match="unknown API shape 'converse': one of openai-chat"):
         shape_named("converse")
-
-
-def test_a_profile_naming_an_unregistered_shape_is_refused_with_its_place(tmp_path: Path) -> None:
-    path = fake_profile(tmp_path)
-    profile = json.loads(path.read_text())
-    path.write_text(json.dumps({**profile, "api": "bedrock-converse"}, indent=1))
-    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"api"' in text)
-    with pytest.raises(ProbeDataError) as refused:
-        load_profile(str(path))
-    assert str(refused.value) == (
-        f"{path}:{line}:9: at /api: 'bedrock-converse' is not one of 'openai-chat', "
-        "'openai-responses', 'anthropic', 'gemini'"
-    )

@@ -16,10 +16,10 @@ from typing import Any
 from ctxconf.cache.canonical import canonical_text
 from ctxconf.cache.units import Parts, dicts, mapping
 
-from .. import wire
-from ..answers import MODEL, Event, Reply, Tokens
-from ..wire import Mention, Request, Tool, ToolResult
+from . import wire
+from .answers import MODEL, Event, Reply, Tokens
 from .shape import ApiShape, Refusal, Routes
+from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "gemini"
 TITLE = "Gemini generateContent"

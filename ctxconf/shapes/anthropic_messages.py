@@ -17,10 +17,10 @@ from ctxconf.cache.canonical import canonical_text
 from ctxconf.cache.request import CacheSettings
 from ctxconf.cache.units import Parts, blocks_of, content_blocks, dicts, mapping, ttl_of
 
-from .. import wire
-from ..answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from ..wire import Mention, Request, Tool, ToolResult
+from . import wire
+from .answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
 from .shape import ApiShape, Refusal, Routes
+from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "anthropic"
 TITLE = "Anthropic Messages"

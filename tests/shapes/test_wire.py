@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ctxconf.probe.shapes import parse_request
-from ctxconf.probe.wire import tool_calls
+from ctxconf.shapes import parse_request
+from ctxconf.shapes.wire import tool_calls
 
 
 def test_a_system_message_later_in_the_history_is_a_message_not_the_prompt() -> None:

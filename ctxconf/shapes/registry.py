@@ -1,6 +1,6 @@
 """Every API shape the mock speaks, registered once: a new one is a module with its `SHAPE` and
 one line here. Each is checked as it is registered, so a shape that lacks a part, names an
-unknown provider or claims another's path is refused when the probe loads, not mid-run."""
+unknown provider or claims another's path is refused when the package loads, not mid-run."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ctxconf.cache import PROVIDERS, provider_named
+from ctxconf.errors import DataError
 
-from ..errors import ProbeDataError
-from ..wire import Request
 from . import anthropic_messages, gemini, openai_chat, openai_responses
 from .shape import ApiShape, Asked, problems
+from .wire import Request
 
 
 def registered(shapes: Iterable[ApiShape], providers: Iterable[str]) -> dict[str, ApiShape]:
-    """The shapes by name; ProbeDataError naming every problem of every shape."""
+    """The shapes by name; DataError naming every problem of every shape."""
     known = list(providers)
     out: dict[str, ApiShape] = {}
     claimed: dict[str, str] = {}
@@ -33,7 +33,7 @@ def registered(shapes: Iterable[ApiShape], providers: Iterable[str]) -> dict[str
             claimed.setdefault(ending, shape.name)
         out[shape.name] = shape
     if found:
-        raise ProbeDataError("; ".join(found))
+        raise DataError("; ".join(found))
     return out
 
 
@@ -51,7 +51,7 @@ SHAPES: dict[str, ApiShape] = registered(
 def shape_named(name: str) -> ApiShape:
     found = SHAPES.get(name)
     if found is None:
-        raise ProbeDataError(f"unknown API shape {name!r}: one of {', '.join(SHAPES)}")
+        raise DataError(f"unknown API shape {name!r}: one of {', '.join(SHAPES)}")
     return found
 
 
@@ -77,14 +77,14 @@ def parse_request(name: str, body: Mapping[str, Any], stream: bool = False) -> R
 
 def provider_for(name: str, asked: str | None) -> str:
     """The provider a request of shape `name` is simulated under: the one asked for, or the
-    shape's own; ProbeDataError when the asked one's rules do not apply to the shape."""
+    shape's own; DataError when the asked one's rules do not apply to the shape."""
     shape = shape_named(name)
     if asked is None:
         return shape.providers[0]
     chosen = provider_named(asked)
     if chosen.name not in shape.providers:
         served = ", ".join(served_by(chosen.name))
-        raise ProbeDataError(f"provider {asked!r} serves {served}, not the {name} API shape")
+        raise DataError(f"provider {asked!r} serves {served}, not the {name} API shape")
     return chosen.name
 
 

@@ -15,11 +15,11 @@ from ctxconf.cache.canonical import canonical_text
 from ctxconf.cache.request import Section
 from ctxconf.cache.units import Parts, content_blocks, dicts, mapping
 
-from .. import wire
-from ..answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from ..wire import Mention, Request, Tool, ToolResult
+from . import wire
+from .answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
 from .openai_fields import SYSTEM_ROLES, input_details, openai_settings, wants_json
 from .shape import ApiShape, Refusal, Routes
+from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "openai-responses"
 TITLE = "OpenAI Responses"

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from ctxconf.cache.units import Parts
 
-from ..answers import Event, Reply, Tokens
-from ..wire import Request
+from .answers import Event, Reply, Tokens
+from .wire import Request
 
 # What a POST to one of the shape's paths asks: an answer, a streamed answer whatever the body
 # says (Gemini's `:streamGenerateContent`), or a count of the input's tokens.

@@ -1,4 +1,4 @@
-"""What a break cost, from bodies real harnesses sent (tests/probe/recorded/): each loss worked
+"""What a break cost, from bodies real harnesses sent (tests/cache/recorded/): each loss worked
 out here from the recorded requests alone, by the provider's rule for the request the harness
 would have sent without its change, and held to the cache audit's."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from ctxconf.cache import Audit, CacheRequest, audit
 from ctxconf.cache.openai_rules import stepped
-from ctxconf.probe.shapes import read_request
+from ctxconf.shapes import read_request
 
 RECORDED = Path(__file__).parent / "recorded"
 
