@@ -21,8 +21,8 @@ from typing import Any
 
 from bench_reference import publish
 
-from ctxconf.probe.cache import CacheRequest, audit
-from ctxconf.probe.shapes import read_request
+from ctxconf.cache import CacheRequest, audit
+from ctxconf.shapes import read_request
 
 START_MARKER = "<!-- loss:start -->"
 END_MARKER = "<!-- loss:end -->"

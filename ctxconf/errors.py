@@ -1,8 +1,8 @@
 """The base of every error ctxconf reports to a person: a stable `code`, a `message`, a `hint`.
 
 Each layer raises its own kinds (`ctxconf.runner.errors`, `ctxconf.userfiles.document`'s
-SpecFileError, the probe's ProbeDataError); a command catches this one class, prints
-`describe()` and exits 2.
+SpecFileError, DataError below and the probe's ProbeDataError, one of them); a command catches
+this one class, prints `describe()` and exits 2.
 """
 
 from __future__ import annotations
@@ -33,3 +33,10 @@ class CtxconfError(Exception):
     def describe(self) -> str:
         """The message, and the hint on its own line when there is one."""
         return f"{self.message}\nhint: {self.hint}" if self.hint else self.message
+
+
+class DataError(CtxconfError):
+    """An input cannot be used: a file (a price table, a profile, a results file) or a name in
+    it (a provider, an API shape). The message names the file and the place."""
+
+    code = "data"

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .cache import CacheRequest, Outcome, simulate
-from .cache.credentials import Headers, scrub_value, secrets_of
-from .shapes import provider_for, read_request
-from .wire import Shape
+from ctxconf.cache import CacheRequest, Outcome, simulate
+from ctxconf.cache.credentials import Headers, scrub_value, secrets_of
+from ctxconf.shapes import provider_for, read_request
+from ctxconf.shapes.wire import Shape
 
 # The least step between two requests' times, so that one is always strictly later.
 TICK = 1e-6

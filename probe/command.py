@@ -9,13 +9,14 @@ from json import dumps
 from pathlib import Path
 from typing import Any, TextIO
 
+from ctxconf.cache import load_prices
 from ctxconf.exitcodes import EXIT_INTERRUPTED
+from ctxconf.shapes import provider_for
 from ctxconf.terminal.controls import visible_controls
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import results
 from .batch import Pair, pairs, probe_many
-from .cache import load_prices
 from .cache_view import console_lines
 from .causes import cause_lines, check_summary, count_line
 from .checks import judge_run
@@ -30,7 +31,6 @@ from .padding import padded
 from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
 from .scenario import bundled_scenarios, load_scenario
-from .shapes import provider_for
 from .tolerance import Tolerance, parse_tolerance
 
 

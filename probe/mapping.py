@@ -16,10 +16,11 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .answers import Reply
+from ctxconf.shapes.answers import Reply
+from ctxconf.shapes.wire import Tool
+
 from .scenario import Step
 from .tool_map import ToolMap
-from .wire import Tool
 
 READ_TOOLS = ("read", "Read", "read_file", "view", "read_text_file", "file_read", "ReadFile")
 SHELL_TOOLS = (

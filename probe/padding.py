@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from .cache.tokens import BYTES_PER_TOKEN
+from ctxconf.cache.tokens import BYTES_PER_TOKEN
+
 from .profile import Profile
 from .scenario import Scenario
 

@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 import yaml
 
+from ctxconf.shapes import SHAPES
+from ctxconf.shapes.wire import Shape
 from ctxconf.userfiles.document import SpecFileError, display
 from ctxconf.userfiles.useryaml import load_user_yaml
 
@@ -25,9 +27,7 @@ from .errors import ProbeDataError
 from .profile_rules import problems
 from .schemas import Places, Problem, refuse, schema_problems
 from .session_ids import SessionIdSource
-from .shapes import SHAPES
 from .tool_map import ToolMap, tool_maps
-from .wire import Shape
 
 DriveMode = Literal["per-turn", "one-process", "stream-json", "stdin-script"]
 ClockMode = Literal["faketime", "static", "self"]

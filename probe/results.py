@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf import __version__
+from ctxconf.cache import PriceTable, bundled_prices
 from ctxconf.exitcodes import EXIT_INTERRUPTED
 from ctxconf.userfiles.atomic import write_text_atomic
 
 from . import usage_figures
-from .cache import PriceTable, bundled_prices
 from .checks import CheckResult, Judgement
 from .errors import ProbeDataError
 from .harness import ProbeRun

@@ -1,5 +1,5 @@
 """The scripted mock model: a threaded HTTP server on 127.0.0.1 speaking every registered API
-shape (`shapes/`), each answered in its own body, events and usage fields.
+shape (`ctxconf/shapes/`), each answered in its own body, events and usage fields.
 
 Each request is answered with the scenario's step for the point of the conversation the request
 itself shows: the number of assistant turns it carries, less the number the first request with
@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from . import answers
-from .answers import Reply, Tokens
+from ctxconf.shapes import answers, read_request, route_of, shape_named
+from ctxconf.shapes.answers import Reply, Tokens
+from ctxconf.shapes.wire import Request, Shape, ends_with_own_prompt
+
 from .bodies import Refused, read_body
 from .cache_session import SessionCache, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
-from .shapes import read_request, route_of, shape_named
 from .tool_map import ToolMap
-from .wire import Request, Shape, ends_with_own_prompt
 
 OUTPUT_TOKENS = 10
 SHUTDOWN_POLL = 0.05  # seconds

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from .cache import (
+from ctxconf.cache import (
     CacheRequest,
     Diagnosis,
     Figures,
@@ -22,8 +22,9 @@ from .cache import (
     loss_cost,
     request_cost,
 )
+from ctxconf.shapes import read_request
+
 from .harness import SessionRun
-from .shapes import read_request
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """docs/architecture.md is the map of the tree: it names every top-level folder, every area of
-`reference/areas.py`, every module of the two ways in and every helper package, and every path
-it names exists."""
+`reference/areas.py`, every module of the two ways in and of what they share, every helper
+package, and every path it names exists."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import pytest
 from tests.paths import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
+# The folders whose every module the page names: the two ways in, and what they share.
+NAMED_MODULES = ("runner", "probe", "ctxconf/cache", "ctxconf/shapes")
 # A path the page names: `reference/areas.py`, `probe/checks/`, `ctxconf/userfiles/atomic.py`.
 _PATH = re.compile(r"(?<![\w./<-])((?:[a-z_]+/)+(?:[a-z_]+\.(?:py|md|json|sh))?)(?![\w<])")
 
@@ -52,7 +54,7 @@ def unnamed(doc: str) -> list[str]:
     if drawn is None or ast.literal_eval(drawn.group(1)) != folders:
         missing.append(f"FOLDERS = {folders!r}")
     missing += [f"reference/{area}/" for area in folders if f"  {area}/ " not in doc]
-    for folder in ("runner", "probe"):
+    for folder in NAMED_MODULES:
         for module in _modules(folder):
             name = Path(module).name
             if not re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", doc):
@@ -66,6 +68,7 @@ def named_but_absent(doc: str) -> list[str]:
     """Paths the page names that the tree does not have (resolved from the root, or inside one
     of the folders the page lists them under)."""
     bases = [ROOT, ROOT / "ctxconf", ROOT / "reference", ROOT / "runner", ROOT / "probe"]
+    bases += [ROOT / "ctxconf" / "cache", ROOT / "ctxconf" / "shapes"]
     bases += [ROOT / "tests", ROOT / "spec", ROOT / "probe" / "data"]
     bases += [ROOT / "reference" / area for area in _folders()]
     absent = []
@@ -89,9 +92,10 @@ def test_every_path_the_page_names_exists() -> None:
         (lambda d: d.replace("probe/", "prob/"), "probe/"),
         (lambda d: d.replace('"history")', '"hist")'), f"FOLDERS = {_folders()!r}"),
         (lambda d: d.replace("mapping.py", "map.py"), "probe/mapping.py"),
+        (lambda d: d.replace("counterfactual.py", "whatif.py"), "ctxconf/cache/counterfactual.py"),
         (lambda d: d.replace("userfiles/", "files/"), "ctxconf/userfiles/"),
     ],
-    ids=["top-folder", "area", "probe-module", "helper"],
+    ids=["top-folder", "area", "probe-module", "shared-module", "helper"],
 )
 def test_a_page_that_misses_a_part_is_caught(edit: object, found: str) -> None:
     doc = edit(DOC.read_text(encoding="utf-8"))  # type: ignore[operator]

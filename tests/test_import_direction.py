@@ -1,7 +1,8 @@
 """One import direction, layer by layer: the reference depends on nothing of ours; the helpers on
-the reference; the two ways in (the runner, the probe) on both and never on each other; the tools
-on those; the command line on everything. Read from the source with `ast`, so no import runs.
-docs/architecture.md draws the same layers."""
+the reference; what the ways in share (the cache audit, the API shapes) on those; the two ways in
+(the runner, the probe) on all of them and never on each other; the tools on those; the command
+line on everything. Read from the source with `ast`, so no import runs. docs/architecture.md
+draws the same layers."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ PACKAGES = {
     "ctxconf": "ctxconf",
 }
 # The layers, lowest first; a module imports from its own layer and those below it. Within the
-# helpers the order is finer: each imports only those before it.
+# helpers and what the ways in share the order is finer: each imports only those before it (the
+# shapes read requests into the cache audit's units; the audit knows no shape).
 LAYERS: dict[str, tuple[str, ...]] = {
     "reference": ("ctxconf.reference",),
     "helpers": (
@@ -35,6 +37,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "ctxconf.specdata",
         "ctxconf.spectext",
     ),
+    "shared by the ways in": ("ctxconf.cache", "ctxconf.shapes"),
     "ways in": ("ctxconf.runner", "ctxconf.probe"),
     "tools": ("ctxconf.spectools", "ctxconf.fuzzing", "ctxconf.pytest_plugin"),
     "command line": ("ctxconf.cli", "ctxconf.commands", "ctxconf.about", "ctxconf.__main__"),
@@ -109,7 +112,7 @@ def _upward(module: str, name: str) -> bool:
     packages = list(LAYERS.values())[here[0]]
     if packages[here[1]] == packages[there[1]]:
         return False
-    if list(LAYERS)[here[0]] == "helpers":
+    if list(LAYERS)[here[0]] in ("helpers", "shared by the ways in"):
         return there[1] > here[1]
     return list(LAYERS)[here[0]] == "ways in"  # the runner and the probe stand apart
 
@@ -154,6 +157,12 @@ def test_the_ways_in_use_the_reference_through_its_public_surface_only(folder: s
         ("ctxconf.probe.harness", "ctxconf.spectools.validate", True),
         ("ctxconf.commands.probe", "ctxconf.probe.command", False),
         ("ctxconf.reference.context", "ctxconf.errors", True),
+        ("ctxconf.shapes.registry", "ctxconf.cache.providers", False),
+        ("ctxconf.cache.units", "ctxconf.shapes.shape", True),
+        ("ctxconf.cache.prices", "ctxconf.probe.errors", True),
+        ("ctxconf.cache.prices", "ctxconf.userfiles.limits", False),
+        ("ctxconf.probe.server", "ctxconf.shapes", False),
+        ("ctxconf.spectext.rules", "ctxconf.cache", True),
         ("ctxconf.newthing", "ctxconf.errors", True),
     ],
 )

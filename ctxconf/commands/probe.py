@@ -71,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--prices",
         type=Path,
         metavar="FILE",
-        help="a price table over the bundled list prices (the shape of probe/data/prices.json)",
+        help="a price table over the bundled list prices"
+        " (the shape of ctxconf/cache/data/prices.json)",
     )
     parser.add_argument(
         "--matrix",
@@ -110,7 +111,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxconf.probe.command import list_bundled, matrix, probe, probe_all
-    from ctxconf.probe.errors import ProbeDataError
 
     try:
         if args.tolerance is not None and args.compare is None:
@@ -155,9 +155,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except CtxconfError as e:
         print(f"ctxconf probe: {e.describe()}", file=sys.stderr)
-        return EXIT_USAGE
-    except ProbeDataError as e:
-        print(f"ctxconf probe: {e}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -8,8 +8,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ctxconf.shapes.wire import ToolResult, text_of_message
+
 from ..harness import ProbeRun
-from ..wire import ToolResult, text_of_message
 from .model import CheckDef, CheckResult, Sent, _count, _result
 
 

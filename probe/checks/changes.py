@@ -15,11 +15,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from ctxconf.shapes import parse_request
+from ctxconf.shapes.wire import text_of_message
+
 from ..events import command_message
 from ..harness import ProbeRun, SessionRun
-from ..shapes import parse_request
 from ..usage_figures import played_requests
-from ..wire import text_of_message
 from .model import Need, Sent
 
 SWITCHED = ("model", "effort", "thinking")

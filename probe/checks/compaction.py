@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ctxconf.shapes import parse_request
+from ctxconf.shapes.wire import text_of_message
+
 from ..harness import ProbeRun
-from ..shapes import parse_request
-from ..wire import text_of_message
 from .changes import compaction, compaction_end, compaction_requests
 from .model import CheckDef, CheckResult, Sent, _count, _result
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date, timezone
 
+from ctxconf.shapes.wire import Request, text_of_message
+
 from ..harness import ProbeRun, SessionRun
-from ..wire import Request, text_of_message
 from .dates import find_date
 from .exact import _first_difference, _sha
 from .model import CheckDef, CheckResult, Sent, _count, _result

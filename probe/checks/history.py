@@ -14,9 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ctxconf.shapes import parse_request, shape_named
+from ctxconf.shapes.wire import ToolCall, result_follows, tool_calls
+
 from ..harness import ProbeRun, ProcessRun, SessionRun
-from ..shapes import parse_request, shape_named
-from ..wire import ToolCall, result_follows, tool_calls
 from .model import CheckDef, CheckResult, Sent, _count, _process_of, _result
 
 QUOTE_CHARS = 200

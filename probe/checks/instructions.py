@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ctxconf.shapes.wire import text_of_message
+
 from ..harness import ProbeRun
-from ..wire import text_of_message
 from .changes import edit_marks, needle
 from .model import CheckDef, CheckResult, Sent, _count, _result
 

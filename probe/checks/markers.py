@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cache import CacheRequest, audit
+from ctxconf.cache import CacheRequest, audit
+from ctxconf.shapes import provider_for
+
 from ..harness import ProbeRun, SessionRun
-from ..shapes import provider_for
 from ..usage_figures import played_requests
 from .model import CheckDef, CheckResult, Sent, _result
 

@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ctxconf.shapes import parse_request
+from ctxconf.shapes.wire import Request, ends_with_own_prompt, ends_with_result
+
 from ..harness import ProbeRun, ProcessRun, SessionRun
-from ..shapes import parse_request
-from ..wire import Request, ends_with_own_prompt, ends_with_result
 
 Verdict = Literal["pass", "fail", "info", "not-testable", "error"]
 Kind = Literal["exact", "behaviour"]

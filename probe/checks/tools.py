@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from ctxconf.shapes.wire import Tool
+
 from ..harness import ProbeRun
-from ..wire import Tool
 from .changes import eras
 from .model import CheckDef, CheckResult, Sent, _count, _result
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+from ctxconf.shapes import parse_request
+from ctxconf.shapes.wire import ends_with_result
+
 from ..harness import ProbeRun, SessionRun
-from ..shapes import parse_request
-from ..wire import ends_with_result
 from .model import CheckDef, CheckResult, Sent, _process_of, _result
 
 

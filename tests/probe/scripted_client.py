@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxconf.probe.cache import bundled_prices
+from ctxconf.cache import bundled_prices
 from ctxconf.probe.records import SessionRun
 from ctxconf.probe.scenario import Step
 from ctxconf.probe.server import MockServer, Script, read_log

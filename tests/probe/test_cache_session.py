@@ -7,26 +7,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ctxconf.probe.cache_session import SessionCache, model_in_path
-from ctxconf.probe.errors import ProbeDataError
 from ctxconf.probe.scenario import Step
 from ctxconf.probe.server import MockServer, Script, read_log
-from ctxconf.probe.shapes import provider_for
 
 TOOLS = [{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}]
-
-
-def test_the_provider_is_the_shapes_own_unless_another_that_serves_it_is_asked() -> None:
-    assert provider_for("anthropic", None) == "anthropic"
-    assert provider_for("openai-responses", None) == "openai"
-    assert provider_for("gemini", None) == "gemini"
-    assert provider_for("openai-chat", "llamacpp") == "llamacpp"
-    with pytest.raises(ProbeDataError, match="not the gemini API shape"):
-        provider_for("gemini", "openai")
-    with pytest.raises(ProbeDataError, match="unknown provider 'bedrock'"):
-        provider_for("anthropic", "bedrock")
 
 
 def test_a_gemini_path_names_its_model() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ctxconf.probe.cache.tokens import unit_tokens
+from ctxconf.cache.tokens import unit_tokens
 from ctxconf.probe.padding import padded, padding_text
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario

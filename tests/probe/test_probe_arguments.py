@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxconf.probe.answers import Reply, Tokens
-from ctxconf.probe.shapes import shape_named
+from ctxconf.shapes import shape_named
+from ctxconf.shapes.answers import Reply, Tokens
 
 from .helpers import checks_of, run_fake
 

@@ -9,7 +9,7 @@ import pytest
 from ctxconf.probe.mapping import map_step
 from ctxconf.probe.scenario import Step
 from ctxconf.probe.tool_map import ToolMap
-from ctxconf.probe.wire import Tool
+from ctxconf.shapes.wire import Tool
 
 
 def _tool(name: str, **properties: Any) -> Tool:

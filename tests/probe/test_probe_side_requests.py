@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ctxconf.probe.shapes import parse_request
-from ctxconf.probe.wire import ends_with_own_prompt
+from ctxconf.shapes import parse_request
+from ctxconf.shapes.wire import ends_with_own_prompt
 
 from .helpers import checks_of, run_fake
 

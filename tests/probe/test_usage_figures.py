@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from ctxconf.cache import load_prices
 from ctxconf.probe import results
-from ctxconf.probe.cache import load_prices
 from ctxconf.probe.checks import judge_run
 from ctxconf.probe.harness import ProbeRun, run_probe
 from ctxconf.probe.profile import load_profile

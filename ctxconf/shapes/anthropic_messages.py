@@ -1,0 +1,215 @@
+"""Anthropic Messages: `…/messages`, and `…/messages/count_tokens`.
+
+The request: `tools`, then `system` (a string or blocks), then each message's blocks; calls are
+`tool_use` blocks, results `tool_result` blocks of a user message (in the very next message, or
+the API refuses the body). The answer: a `message` body,
+or the events from `message_start` to `message_stop`; usage in `input_tokens` (neither read nor
+written), `cache_read_input_tokens`, `cache_creation_input_tokens` and `cache_creation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import Any
+
+from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.request import CacheSettings
+from ctxconf.cache.units import Parts, blocks_of, content_blocks, dicts, mapping, ttl_of
+
+from . import wire
+from .answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
+from .shape import ApiShape, Refusal, Routes
+from .wire import Mention, Request, Tool, ToolResult
+
+NAME = "anthropic"
+TITLE = "Anthropic Messages"
+ROUTES: Routes = (("/messages/count_tokens", "count"), ("/messages", "answer"))
+PROVIDERS = ("anthropic", "llamacpp")  # the first is the one it is played under by default
+
+# --- the request, as the mock and the checks see it -------------------------------------------
+
+
+def _mentions(index: int, m: Mapping[str, Any]) -> list[Mention]:
+    found = []
+    for block in wire.dicts(m.get("content")):
+        if block.get("type") == "tool_use" and m.get("role") == "assistant":
+            name = str(block.get("name", ""))
+            found.append(Mention("call", index, str(block.get("id", "")), name, block.get("input")))
+        elif block.get("type") == "tool_result":
+            key, text = str(block.get("tool_use_id", "")), wire.text_of(block.get("content"))
+            found.append(Mention("result", index, key, text=text))
+    return found
+
+
+def parse(body: Mapping[str, Any], stream: bool = False) -> Request:
+    messages = tuple(wire.dicts(body.get("messages")))
+    system = body.get("system")
+    results: list[ToolResult] = []
+    users: list[str] = []
+    for m in messages:
+        if m.get("role") != "user":
+            continue
+        blocks = m.get("content")
+        texts = []
+        for block in wire.dicts(blocks) if isinstance(blocks, list) else [{"text": blocks}]:
+            if block.get("type") == "tool_result":
+                call_id = str(block.get("tool_use_id", ""))
+                results.append(ToolResult(call_id, wire.text_of(block.get("content"))))
+            elif "text" in block:
+                texts.append(str(block["text"]))
+        if texts:
+            users.append("\n".join(texts))
+    return Request(
+        shape=NAME,
+        system=None if system is None else wire.text_of(system),
+        tools=tuple(
+            Tool(str(t.get("name")), wire.as_mapping(t.get("input_schema")), wire.description_of(t))
+            for t in wire.dicts(body.get("tools"))
+        ),
+        messages=messages,
+        assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
+        results=tuple(results),
+        last_user_text=wire.user_text(users),
+        user_texts=tuple(users),
+        stream=bool(body.get("stream")),
+        include_usage=True,
+        wants_json=False,
+        history=wire.mentions(messages, _mentions),
+    )
+
+
+def refuse(body: Mapping[str, Any]) -> Refusal | None:
+    """Each `tool_use` of an assistant message must be answered by a `tool_result` in the very
+    next message; the API names the assistant message and the ids it found unanswered."""
+    messages = wire.dicts(body.get("messages"))
+    for index, (message, after) in enumerate(pairwise(messages)):
+        if message.get("role") != "assistant":
+            continue
+        calls = [b for b in wire.dicts(message.get("content")) if b.get("type") == "tool_use"]
+        answered = {
+            b.get("tool_use_id")
+            for b in wire.dicts(after.get("content"))
+            if after.get("role") == "user" and b.get("type") == "tool_result"
+        }
+        missing = tuple(str(b.get("id", "")) for b in calls if b.get("id") not in answered)
+        if missing:
+            text = (
+                f"messages.{index}: `tool_use` ids were found without `tool_result` blocks"
+                f" immediately after: {', '.join(missing)}. Each `tool_use` block must have a"
+                " corresponding `tool_result` block in the next message."
+            )
+            error = {"type": "invalid_request_error", "message": text}
+            return Refusal(400, {"type": "error", "error": error}, text)
+    return None
+
+
+# --- the request, as a provider's cache sees it ------------------------------------------------
+
+
+def _images(parts: Parts) -> str:
+    present = any(b'"type":"image"' in u.data for u in parts.units if u.section == "messages")
+    return "present" if present else "absent"
+
+
+def read_cache(body: Mapping[str, Any]) -> Parts:
+    parts = Parts()
+    for index, tool in enumerate(dicts(body.get("tools"))):
+        name = tool.get("name") or tool.get("type")
+        schema = tool.get("input_schema")
+        parts.add_tool(f"tools.{index}", tool, name, tool.get("description"), schema)
+    system = body.get("system")
+    if isinstance(system, str):
+        if system:
+            parts.add("system", "system", {"type": "text", "text": system}, role="system")
+    else:
+        for index, block in enumerate(blocks_of(system)):
+            parts.add("system", f"system.{index}", block, role="system")
+    for index, message in enumerate(dicts(body.get("messages"))):
+        role = str(message.get("role", ""))
+        header = {k: v for k, v in message.items() if k != "content"}
+        blocks = content_blocks(message.get("content"), f"messages.{index}.content")
+        parts.add_message("messages", f"messages.{index}", index, role, header, blocks)
+    output_config = mapping(body.get("output_config"))
+    parts.params.update(
+        thinking=canonical_text(body.get("thinking")),
+        effort=canonical_text(output_config.get("effort")),
+        tool_choice=canonical_text(body.get("tool_choice")),
+        images=_images(parts),
+    )
+    parts.settings = CacheSettings(auto_ttl=ttl_of(body))
+    return parts
+
+
+# --- the answer ------------------------------------------------------------------------------
+
+
+def _usage(t: Tokens, output: int) -> dict[str, Any]:
+    # input_tokens is only the part neither read nor written, as Anthropic counts it.
+    return {
+        "input_tokens": t.input_total - t.cached - t.written,
+        "cache_read_input_tokens": t.cached,
+        "cache_creation_input_tokens": t.written,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": t.written - t.written_1h,
+            "ephemeral_1h_input_tokens": t.written_1h,
+        },
+        "output_tokens": output,
+    }
+
+
+def _block(reply: Reply) -> dict[str, Any]:
+    if reply.tool:
+        return {
+            "type": "tool_use",
+            "id": reply.call_id,
+            "name": reply.tool,
+            "input": reply.arguments or {},
+        }
+    return {"type": "text", "text": reply.text}
+
+
+def body(reply: Reply, t: Tokens, rid: str, created: int) -> dict[str, Any]:
+    return {
+        "id": rid,
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": [_block(reply)],
+        "stop_reason": "tool_use" if reply.tool else "end_turn",
+        "stop_sequence": None,
+        "usage": _usage(t, t.output),
+    }
+
+
+def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool) -> list[Event]:
+    start = {**body(reply, t, rid, created), "content": [], "stop_reason": None}
+    start["usage"] = _usage(t, 1)
+    out = [Event({"type": "message_start", "message": start}, "message_start")]
+    if reply.tool:
+        block = {**_block(reply), "input": {}}
+        deltas = [
+            {"type": "input_json_delta", "partial_json": p} for p in chunks(arguments_json(reply))
+        ]
+    else:
+        block = {"type": "text", "text": ""}
+        deltas = [{"type": "text_delta", "text": p} for p in chunks(reply.text)]
+    opened = {"type": "content_block_start", "index": 0, "content_block": block}
+    out.append(Event(opened, "content_block_start"))
+    out.extend(
+        Event({"type": "content_block_delta", "index": 0, "delta": d}, "content_block_delta")
+        for d in deltas
+    )
+    out.append(Event({"type": "content_block_stop", "index": 0}, "content_block_stop"))
+    stop = {"stop_reason": "tool_use" if reply.tool else "end_turn", "stop_sequence": None}
+    ended = {"type": "message_delta", "delta": stop, "usage": _usage(t, t.output)}
+    out.append(Event(ended, "message_delta"))
+    out.append(Event({"type": "message_stop"}, "message_stop"))
+    return out
+
+
+def count(total: int) -> dict[str, Any]:
+    return {"input_tokens": total}
+
+
+SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, count)

@@ -1,0 +1,191 @@
+"""Gemini generateContent: `…:generateContent`, `…:streamGenerateContent` and `…:countTokens`;
+the model is in the path, not the body.
+
+The request: each function declaration (and each other tool entry), then the parts of
+`systemInstruction`, then the parts of each of `contents`; calls are `functionCall` parts,
+results `functionResponse` parts (snake_case spellings read too). The answer: one candidate,
+whole or as the one event of a stream; usage in `usageMetadata`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import Any
+
+from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.units import Parts, dicts, mapping
+
+from . import wire
+from .answers import MODEL, Event, Reply, Tokens
+from .shape import ApiShape, Refusal, Routes
+from .wire import Mention, Request, Tool, ToolResult
+
+NAME = "gemini"
+TITLE = "Gemini generateContent"
+ROUTES: Routes = (
+    (":countTokens", "count"),
+    (":streamGenerateContent", "stream"),
+    (":generateContent", "answer"),
+)
+PROVIDERS = ("gemini",)  # the first is the one it is played under by default
+_DECLARATIONS = ("functionDeclarations", "function_declarations")
+_SCHEMAS = ("parameters", "parametersJsonSchema", "parameters_json_schema")
+
+
+def _either(value: Mapping[str, Any], camel: str, snake: str) -> Any:
+    return value.get(camel) or value.get(snake)
+
+
+# --- the request, as the mock and the checks see it -------------------------------------------
+
+
+def _mentions(index: int, m: Mapping[str, Any]) -> list[Mention]:
+    found = []
+    for part in wire.dicts(m.get("parts")):
+        call = wire.as_mapping(_either(part, "functionCall", "function_call"))
+        response = wire.as_mapping(_either(part, "functionResponse", "function_response"))
+        if call:
+            name = str(call.get("name", ""))
+            found.append(Mention("call", index, str(call.get("id") or ""), name, call.get("args")))
+        elif response:
+            key = str(response.get("id") or response.get("name", ""))
+            found.append(Mention("result", index, key, text=wire.text_of(response.get("response"))))
+    return found
+
+
+def refuse(body: Mapping[str, Any]) -> Refusal | None:
+    """A model turn's `functionCall` parts must be answered, one `functionResponse` part each,
+    by the very next content. The wording follows the API's observed error."""
+    contents = wire.dicts(body.get("contents"))
+    for content, after in pairwise(contents):
+        calls = [m for m in _mentions(0, content) if m.kind == "call"]
+        responses = [m for m in _mentions(0, after) if m.kind == "result"]
+        if content.get("role") != "model" or not calls or len(responses) == len(calls):
+            continue
+        text = (
+            "Please ensure that the number of function response parts is equal to the number of"
+            " function call parts of the function call turn."
+        )
+        error = {"code": 400, "message": text, "status": "INVALID_ARGUMENT"}
+        return Refusal(400, {"error": error}, text)
+    return None
+
+
+def _schema(declaration: Mapping[str, Any]) -> Mapping[str, Any]:
+    return wire.as_mapping(next((declaration[k] for k in _SCHEMAS if declaration.get(k)), None))
+
+
+def parse(body: Mapping[str, Any], stream: bool = False) -> Request:
+    contents = tuple(wire.dicts(body.get("contents")))
+    instruction = body.get("systemInstruction") or body.get("system_instruction")
+    declarations = [
+        d for t in wire.dicts(body.get("tools")) for d in wire.dicts(_either(t, *_DECLARATIONS))
+    ]
+    results: list[ToolResult] = []
+    users: list[str] = []
+    for c in contents:
+        if c.get("role", "user") != "user":
+            continue
+        texts = []
+        for part in wire.dicts(c.get("parts")):
+            response = _either(part, "functionResponse", "function_response")
+            if isinstance(response, Mapping):
+                key = str(response.get("id") or response.get("name", ""))
+                results.append(ToolResult(key, wire.text_of(response.get("response"))))
+            elif "text" in part:
+                texts.append(str(part["text"]))
+        if texts:
+            users.append("\n".join(texts))
+    config = _either(body, "generationConfig", "generation_config") or {}
+    mime = config.get("responseMimeType") if isinstance(config, Mapping) else None
+    return Request(
+        shape=NAME,
+        system=None
+        if instruction is None
+        else wire.text_of(wire.as_mapping(instruction).get("parts")),
+        tools=tuple(
+            Tool(str(d.get("name")), _schema(d), wire.description_of(d)) for d in declarations
+        ),
+        messages=contents,
+        assistant_turns=sum(1 for c in contents if c.get("role") == "model"),
+        results=tuple(results),
+        last_user_text=wire.user_text(users),
+        user_texts=tuple(users),
+        stream=stream,
+        include_usage=True,
+        wants_json=mime == "application/json",
+        history=wire.mentions(contents, _mentions),
+    )
+
+
+# --- the request, as a provider's cache sees it ------------------------------------------------
+
+
+def _cache_schema(declaration: Mapping[str, Any]) -> Any:
+    return next((declaration[k] for k in _SCHEMAS if k in declaration), None)
+
+
+def read_cache(body: Mapping[str, Any]) -> Parts:
+    parts = Parts()
+    for index, tool in enumerate(dicts(body.get("tools"))):
+        key = next((k for k in _DECLARATIONS if k in tool), None)
+        if key is None:  # googleSearch, codeExecution, …: one unit named by its key
+            name = next(iter(tool), "")
+            parts.add_tool(f"tools.{index}", tool, name, "", tool.get(name))
+            continue
+        for n, declaration in enumerate(dicts(tool.get(key))):
+            spec = (declaration.get("name"), declaration.get("description"))
+            path = f"tools.{index}.{key}.{n}"
+            parts.add_tool(path, declaration, *spec, _cache_schema(declaration))
+    instruction = body.get("systemInstruction", body.get("system_instruction"))
+    if isinstance(instruction, str):
+        instruction = {"parts": [{"text": instruction}]}
+    for n, part in enumerate(dicts(mapping(instruction).get("parts"))):
+        parts.add("system", f"systemInstruction.parts.{n}", part, role="system")
+    for index, content in enumerate(dicts(body.get("contents"))):
+        role = str(content.get("role", "user"))
+        header = {k: v for k, v in content.items() if k != "parts"}
+        header.setdefault("role", role)
+        path = f"contents.{index}"
+        blocks = [(f"{path}.parts.{n}", p) for n, p in enumerate(dicts(content.get("parts")))]
+        parts.add_message("messages", path, index, role, header, blocks)
+    config = mapping(body.get("generationConfig", body.get("generation_config")))
+    parts.params.update(
+        thinking=canonical_text(config.get("thinkingConfig", config.get("thinking_config"))),
+        tool_choice=canonical_text(body.get("toolConfig", body.get("tool_config"))),
+    )
+    return parts
+
+
+# --- the answer ------------------------------------------------------------------------------
+
+
+def body(reply: Reply, t: Tokens, rid: str, created: int) -> dict[str, Any]:
+    if reply.tool:
+        part: dict[str, Any] = {"functionCall": {"name": reply.tool, "args": reply.arguments or {}}}
+    else:
+        part = {"text": reply.text}
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": t.input_total,
+            "cachedContentTokenCount": t.cached,
+            "candidatesTokenCount": t.output,
+            "totalTokenCount": t.input_total + t.output,
+        },
+        "modelVersion": MODEL,
+    }
+
+
+def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool) -> list[Event]:
+    return [Event(body(reply, t, rid, created))]
+
+
+def count(total: int) -> dict[str, Any]:
+    return {"totalTokens": total}
+
+
+SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, count)
