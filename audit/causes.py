@@ -15,9 +15,7 @@ Basis = Literal["bytes", "provider", "inferred"]
 Blame = Literal["harness", "provider", "boundary", "unknown"]
 
 # Kinds that are never the harness's, whatever found them.
-PROVIDER_KINDS = frozenset(
-    {"expired", "provider-side", "rounding", "below-minimum", "no-caching"}
-)
+PROVIDER_KINDS = frozenset({"expired", "provider-side", "rounding", "below-minimum", "no-caching"})
 BOUNDARY_KINDS = frozenset({"model-changed", "model", "compaction", "version-changed"})
 UNKNOWN_KINDS = frozenset({"unexplained"})
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -33,8 +33,8 @@ from .summary import summarize
 class AuditOptions:
     paths: Sequence[Path]
     readers: Sequence[Reader] = READERS
-    home: Path = Path.home()
-    filters: Filters = Filters()
+    home: Path = field(default_factory=Path.home)
+    filters: Filters = field(default_factory=Filters)
     prices: Path | None = None
     json_out: Path | None = None
     html_out: Path | None = None

@@ -69,7 +69,7 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
         out.write("\nCauses, costliest first:\n")
         for row in doc["causes"][:SHOWN]:
             out.write(
-                f"  {_safe(row['kind']):<22} {row['blame']:<9} {row['losses']:>5} × "
+                f"  {_safe(row['kind']):<22} {row['blame']:<9} {row['losses']:>5} losses "
                 f"{row['lost_tokens']:>12,} tokens  {_usd(row['lost_usd'])}\n"
             )
     losses = [

@@ -58,7 +58,12 @@ def chart(timeline: list[Mapping[str, Any]]) -> dict[str, Any]:
                 f"{step['uncached']}" + (f", lost {step['lost']:,}" if step["lost"] else ""),
             }
         )
-    return {"bars": bars, "width": max(len(timeline) * width, 1), "height": CHART_HEIGHT, "bar": width}
+    return {
+        "bars": bars,
+        "width": max(len(timeline) * width, 1),
+        "height": CHART_HEIGHT,
+        "bar": width,
+    }
 
 
 def render_page(doc: Mapping[str, Any]) -> str:

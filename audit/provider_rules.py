@@ -29,8 +29,11 @@ def provider_of(request: AuditRequest) -> str | None:
     model = (request.model or "").lower().rsplit("/", 1)[-1]
     whole = (request.model or "").lower()
     return next(
-        (name for prefix, name in _MODEL_PREFIXES if model.startswith(prefix) or
-         whole.startswith(prefix)),
+        (
+            name
+            for prefix, name in _MODEL_PREFIXES
+            if model.startswith(prefix) or whole.startswith(prefix)
+        ),
         None,
     )
 

@@ -68,9 +68,9 @@ class AuditRequest:
 
     `session` groups requests into one conversation of one harness; `source` is the reader's
     name. `body` is the request as sent, where the source keeps it (HAR, flows, gateway exports,
-    Codex rollouts rebuilt, Claude Code transcripts rebuilt), with `shape` its API shape's name as the
-    shapes' registry spells it (`anthropic`, `openai-chat`, `openai-responses`, `gemini`); None
-    where it does not.
+    Codex rollouts rebuilt, Claude Code transcripts rebuilt), with `shape` its API shape's name
+    as the shapes' registry spells it (`anthropic`, `openai-chat`, `openai-responses`,
+    `gemini`); None where it does not.
     """
 
     source: str

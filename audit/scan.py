@@ -96,6 +96,4 @@ def find_files(
                 yield Found(path, reader)
             elif named:
                 names = ", ".join(r.name for r in readers)
-                problems(
-                    Problem(Place(path), f"not a session record any reader knows ({names})")
-                )
+                problems(Problem(Place(path), f"not a session record any reader knows ({names})"))

@@ -91,7 +91,9 @@ def _with_findings(requests: list[AuditRequest], problems: Problems) -> list[Hel
         session = [requests[i] for i in indexes]
         if not any(r.body is not None for r in session):
             continue
-        order = sorted(range(len(session)), key=lambda n: (session[n].time is None, session[n].time or 0, n))  # type: ignore[operator]
+        order = sorted(
+            range(len(session)), key=lambda n: (session[n].time is None, session[n].time or 0, n)
+        )
         try:
             found = bytes_findings([session[n] for n in order])
         except Exception as e:  # a body no shape reader expected: the figures still stand
@@ -122,5 +124,5 @@ def audit_sessions(
         requests = [request for request, _ in ordered]
         findings = {i: f for i, (_, f) in enumerate(ordered) if f is not None}
         audits.append(SessionAudit(source, session, tuple(session_timeline(requests, findings))))
-    audits.sort(key=lambda a: (a.started is None, a.started or datetime.min, a.source, a.session))  # type: ignore[operator]
+    audits.sort(key=lambda a: (a.started is None, a.started or datetime.min, a.source, a.session))
     return audits

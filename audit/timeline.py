@@ -146,7 +146,9 @@ def _from_provider(verdict: ProviderVerdict) -> AuditCause | None:
     detail = f"the provider's diagnostics say {verdict.reason}"
     if verdict.missed is not None:
         detail += f" ({verdict.missed:,} tokens by its estimate)"
-    return AuditCause(verdict.reason, "provider", detail, PROVIDER_REASON_ANCHORS.get(verdict.reason))
+    return AuditCause(
+        verdict.reason, "provider", detail, PROVIDER_REASON_ANCHORS.get(verdict.reason)
+    )
 
 
 def _from_finding(finding: BytesFinding, read: int, step: int) -> AuditCause | None:
@@ -241,9 +243,7 @@ def _step(
     could = min(readable, sent) if sent is not None else readable
     if could - read < step_tokens(provider_of(request)):
         return plain(readable, gap)
-    cause = _explain(
-        request, before, gap, readable, _floor(history), history, finding, verdict
-    )
+    cause = _explain(request, before, gap, readable, _floor(history), history, finding, verdict)
     # A cause taken from the provider's verdict is no second opinion on it.
     independent = verdict is not None and cause.basis != "provider"
     agrees = agreement(verdict, cause.kind) if independent and verdict is not None else None

@@ -21,6 +21,7 @@ PACKAGES = {
     "reference": "ctxconf.reference",
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
+    "audit": "ctxconf.audit",
     "ctxconf": "ctxconf",
 }
 # The layers, lowest first; a module imports from its own layer and those below it. Within the
@@ -38,7 +39,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "ctxconf.spectext",
     ),
     "shared by the ways in": ("ctxconf.cache", "ctxconf.shapes"),
-    "ways in": ("ctxconf.runner", "ctxconf.probe"),
+    "ways in": ("ctxconf.runner", "ctxconf.probe", "ctxconf.audit"),
     "tools": ("ctxconf.spectools", "ctxconf.fuzzing", "ctxconf.pytest_plugin"),
     "command line": ("ctxconf.cli", "ctxconf.commands", "ctxconf.about", "ctxconf.__main__"),
 }

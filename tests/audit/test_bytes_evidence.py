@@ -1,0 +1,77 @@
+"""Where a source keeps the bodies, a loss's cause comes from the bytes through the probe's own
+cache audit; identical bytes that still missed are the provider's miss."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxconf.audit.bytes_evidence import bytes_findings
+from ctxconf.audit.timeline import session_timeline
+from ctxconf.cache.canonical import canonical_text
+
+from .helpers import request
+
+TOOLS = [{"name": "Read", "description": "Reads a file.", "input_schema": {"type": "object"}}]
+RULES = "Follow the house rules. " * 400  # about 2,400 tokens: over every model's minimum
+
+
+def body(system_date: str, answers: int) -> dict[str, Any]:
+    """A request after `answers` answers: each earlier turn as it was sent, the last question
+    marked."""
+    turns: list[dict[str, Any]] = []
+    for n in range(answers):
+        turns.append({"role": "user", "content": [{"type": "text", "text": f"question {n}"}]})
+        turns.append({"role": "assistant", "content": f"answer {n}"})
+    mark = {"type": "ephemeral"}
+    last = {"type": "text", "text": f"question {answers}", "cache_control": mark}
+    turns.append({"role": "user", "content": [last]})
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1000,
+        "system": [
+            {
+                "type": "text",
+                "text": f"Today is {system_date}. {RULES}",
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+        "tools": TOOLS,
+        "messages": turns,
+    }
+
+
+def test_a_date_in_the_system_prompt_is_named_with_its_byte_and_rule() -> None:
+    requests = [
+        request(1, 0, read=0, w5m=2_500, body=body("2026-12-01", 0), shape="anthropic"),
+        request(2, 30, read=0, w5m=2_520, body=body("2026-12-02", 1), shape="anthropic"),
+    ]
+    findings = bytes_findings(requests)
+    assert set(findings) == {0, 1}
+    steps = session_timeline(requests, findings)
+    cause = steps[1].cause
+    assert cause is not None
+    assert (cause.kind, cause.basis, cause.anchor) == (
+        "system-date",
+        "bytes",
+        "pfx.system.no-clock",
+    )
+    # The first byte that differs, counted in the unit's canonical bytes.
+    first = body("2026-12-01", 0)["system"][0]
+    text = canonical_text({k: v for k, v in first.items() if k != "cache_control"})
+    assert cause.unit == "system.0"
+    assert cause.byte == text.index("2026-12-01") + len("2026-12-0")
+    assert steps[1].lost == 2_500
+
+
+def test_identical_bytes_within_the_lifetime_that_missed_are_the_providers_miss() -> None:
+    requests = [
+        request(1, 0, read=0, w5m=2_500, body=body("2026-12-01", 0), shape="anthropic"),
+        request(2, 30, read=0, w5m=2_520, body=body("2026-12-01", 1), shape="anthropic"),
+    ]
+    steps = session_timeline(requests, bytes_findings(requests))
+    cause = steps[1].cause
+    assert cause is not None
+    assert (cause.kind, cause.basis, cause.blame) == ("provider-side", "bytes", "provider")
+    finding = steps[1].finding
+    assert finding is not None and finding.simulated_read is not None
+    assert f"rules read {finding.simulated_read:,}, it read 0" in cause.detail
