@@ -11,6 +11,7 @@ INSTALLED_AS = {
     "probe": "ctxconf.probe",
     "spec": "ctxconf.spec",
     "schemas": "ctxconf.schemas",
+    "audit": "ctxconf.audit",
 }
 
 

@@ -21,6 +21,7 @@ PACKAGES = {
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
     "ctxconf": "ctxconf",
+    "audit": "ctxconf.audit",
 }
 # The layers, lowest first; a module imports from its own layer and those below it. Within the
 # helpers the order is finer: each imports only those before it.
@@ -35,7 +36,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "ctxconf.specdata",
         "ctxconf.spectext",
     ),
-    "ways in": ("ctxconf.runner", "ctxconf.probe"),
+    "ways in": ("ctxconf.runner", "ctxconf.probe", "ctxconf.audit"),
     "tools": ("ctxconf.spectools", "ctxconf.fuzzing", "ctxconf.pytest_plugin"),
     "command line": ("ctxconf.cli", "ctxconf.commands", "ctxconf.about", "ctxconf.__main__"),
 }
