@@ -73,14 +73,17 @@ def json_objects(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str
     with path.open("rb") as file:
         number = start = size = 0
         parts: list[bytes] | None = None  # the open pretty-printed object's lines; [] past limit
+        rest_of_line = False  # the chunk read goes on a line past the limit
         while raw := file.readline(MAX_LINE_BYTES + 1):
-            number += 1
+            number += 0 if rest_of_line else 1
+            rest_of_line = not raw.endswith(b"\n")
             bare = raw.rstrip(b"\r\n")
             if parts is None and bare == b"{":
                 start, size, parts = number, 0, []
             if parts is None:
                 if raw.strip():
                     yield from _one_line_object(file, raw, path, number, problems)
+                rest_of_line = False  # it read the whole line
                 continue
             size += len(raw)
             if size <= MAX_LINE_BYTES:
