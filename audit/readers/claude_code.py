@@ -362,8 +362,10 @@ def _body(
     shape = transcript.shapes.get(str(sent.get("shapeHash")))
     if messages is None or shape is None:
         return _Body(None, missing or "its shape (system and tools) is not in the file")
-    params = sent.get("params") if isinstance(sent.get("params"), dict) else {}
-    body: dict[str, Any] = {k: v for k, v in params.items() if k != "betas"}
+    params = sent.get("params")
+    body: dict[str, Any] = {}
+    if isinstance(params, dict):
+        body.update((k, v) for k, v in params.items() if k != "betas")  # betas are headers
     for part in ("system", "tools"):
         if part in shape:
             body[part] = shape[part]

@@ -275,14 +275,12 @@ def _telemetry_request(
 ) -> AuditRequest:
     attributes = _attributes(record)
     place = Place(path, number)
-    tokens, extra = _classes(
-        *(
-            count(attributes.get(f"{name}_token_count"))
-            for name in ("input", "cached_content", "output", "thoughts", "tool")
-        ),
-        place,
-        problems,
-    )
+    figures = [
+        count(attributes.get(f"{name}_token_count"))
+        for name in ("input", "cached_content", "output", "thoughts", "tool")
+    ]
+    sent, cached, output, thoughts, tool = figures
+    tokens, extra = _classes(sent, cached, output, thoughts, tool, place, problems)
     for key in ("prompt_id", "duration_ms"):
         if key in attributes:
             extra[key] = attributes[key]
