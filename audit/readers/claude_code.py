@@ -101,7 +101,10 @@ def places(home: Path) -> list[Path]:
 def claims(path: Path, head: bytes) -> bool:
     if path.suffix != ".jsonl":
         return False
-    for line in text_head(head).splitlines()[:20]:
+    text = text_head(head)
+    if text.startswith('{"parentUuid":'):  # how every message line starts, however long
+        return True
+    for line in text.splitlines()[:20]:
         try:
             value = json.loads(line)
         except ValueError:

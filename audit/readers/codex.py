@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,6 +41,10 @@ from .base import Reader, count, dig, json_lines, text_head, timestamp
 
 NAME = "codex"
 _LINE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
+_LINE_START = re.compile(
+    r'\{"timestamp":"[^"]*","type":"(?:session_meta|turn_context|response_item|event_msg|compacted)",'
+    r'"payload":\{'
+)
 # A turn_context this long after the line before it is taken as the session resumed.
 RESUME_GAP_SECONDS = 3600
 # Items the model writes: the reply of the request before them, not its input.
@@ -89,7 +94,10 @@ def places(home: Path) -> list[Path]:
 def claims(path: Path, head: bytes) -> bool:
     if path.suffix != ".jsonl":
         return False
-    for line in text_head(head).splitlines()[:5]:
+    text = text_head(head)
+    if _LINE_START.match(text):  # a first line longer than the head still starts so
+        return True
+    for line in text.splitlines()[:5]:
         try:
             value = json.loads(line)
         except ValueError:

@@ -257,3 +257,9 @@ def test_hostile_lines_are_one_problem_each(
 
 def test_an_empty_file_reads_nothing(tmp_path: Path) -> None:
     assert_empty_file_reads_nothing(READER, tmp_path, "empty.jsonl")
+
+
+def test_a_first_line_longer_than_the_head_is_still_claimed(tmp_path: Path) -> None:
+    line = MAIN.read_text().splitlines()[0]
+    head = line.replace("read the readme", "x" * 70000).encode()[:65536]
+    assert READER.claims(tmp_path / "s.jsonl", head)

@@ -178,3 +178,9 @@ def test_hostile_lines_are_one_problem_each(
 
 def test_an_empty_file_reads_nothing(tmp_path: Path) -> None:
     assert_empty_file_reads_nothing(READER, tmp_path, "rollout-empty.jsonl")
+
+
+def test_a_first_line_longer_than_the_head_is_still_claimed(tmp_path: Path) -> None:
+    line = NEW.read_text().splitlines()[0]
+    head = line.replace("You are Codex.", "x" * 70000).encode()[:65536]
+    assert READER.claims(tmp_path / "rollout-z.jsonl", head)
