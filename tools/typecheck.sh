@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# mypy --strict over the package as it installs: ctxconf/, with reference/, runner/, probe/ and audit/ in it.
+# mypy --strict over the package as it installs: ctxconf/, with reference/, runner/, probe/ and audit/
+# in it.
 # mypy cannot follow setuptools' package-dir mapping, so it checks a tree of links laid out as
 # the wheel lays the package out.
 set -euo pipefail

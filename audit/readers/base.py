@@ -56,20 +56,73 @@ def json_lines(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, 
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                skipped = len(raw) + _skip_rest_of_line(file)
-                problems(
-                    Problem(
-                        Place(path, number),
-                        f"a line of {skipped:,} bytes, past the limit of {MAX_LINE_BYTES:,}: "
-                        "passed over",
-                    )
-                )
+                _past_limit(path, number, len(raw) + _skip_rest_of_line(file), problems)
                 continue
             if not raw.strip():
                 continue
             value = _parse_line(raw, path, number, problems, torn=not raw.endswith(b"\n"))
             if value is not None:
                 yield number, value
+
+
+def json_objects(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each JSON object of a file of objects one after another, written either one a line or
+    pretty-printed (an opening `{` alone on its line, the closing `}` alone at the line's start),
+    with the line it starts on. Memory is bounded by MAX_LINE_BYTES for one object; an object
+    past it, torn at the end or not UTF-8 is one problem at its first line."""
+    with path.open("rb") as file:
+        number = start = size = 0
+        parts: list[bytes] | None = None  # the open pretty-printed object's lines; [] past limit
+        rest_of_line = False  # the chunk read goes on a line past the limit
+        while raw := file.readline(MAX_LINE_BYTES + 1):
+            number += 0 if rest_of_line else 1
+            rest_of_line = not raw.endswith(b"\n")
+            bare = raw.rstrip(b"\r\n")
+            if parts is None and bare == b"{":
+                start, size, parts = number, 0, []
+            if parts is None:
+                if raw.strip():
+                    yield from _one_line_object(file, raw, path, number, problems)
+                rest_of_line = False  # it read the whole line
+                continue
+            size += len(raw)
+            if size <= MAX_LINE_BYTES:
+                parts.append(raw)
+            else:
+                parts.clear()  # past the limit: it stays empty, size only grows
+            if bare != b"}":
+                continue
+            if not parts:
+                _past_limit(path, start, size, problems, "an object")
+            elif (
+                value := _parse_line(b"".join(parts), path, start, problems, torn=False)
+            ) is not None:
+                yield start, value
+            parts = None
+        if parts is not None:
+            problems(Problem(Place(path, start), "the last object is torn: passed over"))
+
+
+def _one_line_object(
+    file: Any, raw: bytes, path: Path, number: int, problems: Problems
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+        _past_limit(path, number, len(raw) + _skip_rest_of_line(file), problems)
+        return
+    value = _parse_line(raw, path, number, problems, torn=not raw.endswith(b"\n"))
+    if value is not None:
+        yield number, value
+
+
+def _past_limit(
+    path: Path, number: int, size: int, problems: Problems, what: str = "a line"
+) -> None:
+    problems(
+        Problem(
+            Place(path, number),
+            f"{what} of {size:,} bytes, past the limit of {MAX_LINE_BYTES:,}: passed over",
+        )
+    )
 
 
 def _skip_rest_of_line(file: Any) -> int:

@@ -1,5 +1,7 @@
-"""Requests made by hand for the audit's tests: figures chosen so each expected value can be
-worked out in the test itself."""
+"""What the audit's tests share: requests made by hand (figures chosen so each expected value
+can be worked out in the test itself), reading a file with its problems collected, and the
+hostile files every reader must survive (each broken line one problem naming its file and line,
+the other requests still read)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from ctxconf.audit.record import AuditRequest, Place, TokenClasses
+import pytest
+
+from ctxconf.audit.readers import base
+from ctxconf.audit.readers.base import Reader
+from ctxconf.audit.record import AuditRequest, Place, Problem, TokenClasses
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -36,3 +42,45 @@ def request(
         provider=provider,
         **more,
     )
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def read_all(reader: Reader, path: Path) -> tuple[list[AuditRequest], list[Problem]]:
+    problems: list[Problem] = []
+    return list(reader.read(path, problems.append)), problems
+
+
+def hostile_lines(
+    reader: Reader, tmp_path: Path, name: str, good: list[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[AuditRequest], list[Problem], Path]:
+    """`good` lines (each one request) with, between them, a line not UTF-8 and a line past the
+    limit (made small here), and a torn last line."""
+    limit = max(len(line.encode()) for line in good) + 10
+    monkeypatch.setattr(base, "MAX_LINE_BYTES", limit)
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        good[0].encode(),
+        b'{"type": "user", "text": "caf\xe9"}',  # Latin-1, not UTF-8
+        b'{"padding": "' + b"x" * (limit * 3) + b'"}',
+        *(line.encode() for line in good[1:]),
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n" + good[0].encode()[: len(good[0]) // 2])
+    requests, problems = read_all(reader, path)
+    return requests, problems, path
+
+
+def assert_hostile_problems(problems: list[Problem], path: Path, lines: list[int]) -> None:
+    assert [(p.place.file, p.place.line) for p in problems] == [(path, n) for n in lines]
+    messages = [p.message for p in problems]
+    assert "not UTF-8" in messages[0]
+    assert "past the limit" in messages[1]
+    assert "torn" in messages[2]
+
+
+def assert_empty_file_reads_nothing(reader: Reader, tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    assert read_all(reader, path) == ([], [])
