@@ -34,7 +34,7 @@ class BytesFinding:
     expiry: Expiry | None
 
 
-def _seconds(requests: Sequence[AuditRequest]) -> list[float]:
+def seconds_apart(requests: Sequence[AuditRequest]) -> list[float]:
     """Each request's time in seconds from the first, strictly increasing (the simulators need
     it); a request with no time is taken a second after the one before."""
     times: list[float] = []
@@ -54,7 +54,7 @@ def bytes_findings(requests: Sequence[AuditRequest]) -> dict[int, BytesFinding]:
     for index, request in enumerate(requests):
         if request.body is not None and request.shape is not None:
             by_shape.setdefault(request.shape, []).append(index)
-    times = _seconds(requests)
+    times = seconds_apart(requests)
     for shape, indexes in by_shape.items():
         provider = provider_for(shape, None)
         played = [

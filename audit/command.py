@@ -75,7 +75,7 @@ def _gate(doc: dict[str, Any], options: AuditOptions) -> list[str]:
     if options.fail_under is not None and rate is not None and rate < options.fail_under:
         failed.append(f"hit rate {rate:.1%} is under --fail-under {options.fail_under:.1%}")
     if options.max_lost_usd is not None:
-        lost = sum(v for k, v in figures["lost_usd"].items() if k != "provider")
+        lost = sum(v or 0 for k, v in figures["lost_usd"].items() if k != "provider")
         if lost > options.max_lost_usd:
             failed.append(
                 f"${lost:,.4f} lost to breaks (the harness's, boundaries and unknown causes) "
@@ -94,7 +94,7 @@ def run_audit(options: AuditOptions, out: TextIO = sys.stdout, err: TextIO = sys
         return EXIT_NOTHING_JUDGED
     progress = _Progress(err)
     files = find_files(paths, problems.append, options.readers)
-    audits = audit_sessions(files, problems.append, options.filters, on_file=progress)
+    audits = audit_sessions(files, problems.append, table, options.filters, on_file=progress)
     progress.done()
     summary = summarize(audits, table)
     prices = str(options.prices) if options.prices else "bundled"

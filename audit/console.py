@@ -94,6 +94,14 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
             if verdict is not None and verdict["agrees"] is not None:
                 word = "agrees" if verdict["agrees"] else "DISAGREES"
                 out.write(f"      the provider says {_safe(verdict['reason'])}: {word}\n")
+    if doc["savings"]:
+        out.write("\nWhat each fix would have saved on these bodies (both sides simulated):\n")
+        for saving in doc["savings"]:
+            partial = "" if saving["bodies_complete"] else " (bodies rebuilt in part)"
+            out.write(
+                f"  {saving['fix']:<16} {saving['read_more_tokens']:>12,} tokens more read  "
+                f"{_usd(saving['saved_usd'])}{partial}\n"
+            )
     if sessions:
         out.write("\nSessions:\n")
         for session in sessions[-SHOWN * 3 :]:

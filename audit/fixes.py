@@ -62,8 +62,34 @@ def _in_system(shape: str, body: Body, change: Callable[[str], str]) -> Body:
     return fixed
 
 
+def _dates(shape: str, body: Body) -> list[str]:
+    found: list[str] = []
+
+    def collect(text: str) -> str:
+        found.extend(_DATE.findall(text))
+        return text
+
+    _in_system(shape, body, collect)
+    return found
+
+
 def date_frozen(shape: str, bodies: Sequence[Body]) -> list[Body]:
-    return [_in_system(shape, body, lambda text: _DATE.sub("<date>", text)) for body in bodies]
+    """Each date or time in the system prompt as the first request sent it (the n-th found
+    takes the first request's n-th)."""
+    if not bodies:
+        return []
+    first = _dates(shape, bodies[0])
+
+    def freeze(body: Body) -> Body:
+        seen = iter(range(len(first) + 10_000))
+
+        def held(match: re.Match[str]) -> str:
+            n = next(seen)
+            return first[n] if n < len(first) else match.group(0)
+
+        return _in_system(shape, body, lambda text: _DATE.sub(held, text))
+
+    return [freeze(body) for body in bodies]
 
 
 def nonce_removed(shape: str, bodies: Sequence[Body]) -> list[Body]:
@@ -135,11 +161,7 @@ def history_kept(shape: str, bodies: Sequence[Body]) -> list[Body]:
     for body in bodies:
         history = body.get(key) if key else None
         before = fixed[-1].get(key) if fixed and key else None
-        if (
-            isinstance(history, list)
-            and isinstance(before, list)
-            and len(history) >= len(before)
-        ):
+        if isinstance(history, list) and isinstance(before, list) and len(history) >= len(before):
             kept = [_as_sent_before(b, h) for b, h in zip(before, history, strict=False)]
             body = {**body, key: kept + history[len(before) :]}  # type: ignore[dict-item]
         fixed.append(body)

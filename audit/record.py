@@ -90,6 +90,10 @@ class AuditRequest:
     sidechain: bool = False  # a subagent's or side request, not the main loop
     body: dict[str, Any] | None = None
     shape: str | None = None
+    # Whether `body` is every byte that was sent. A body rebuilt from a harness's own record
+    # lacks what it does not keep (Claude Code's billing line, Codex's built-in tools): its
+    # changes can be named, but not what the provider's rules would have read of it.
+    body_complete: bool = True
     headers: tuple[tuple[str, str], ...] = ()  # credentials already removed
     diagnostics: dict[str, Any] | None = None  # the provider's own cache diagnostics, as given
     status: int | None = None  # the HTTP status, where the source keeps it

@@ -11,6 +11,7 @@ from ctxconf import __version__
 
 from .costs import Dollars
 from .record import Problem
+from .savings import Saving
 from .summary import Summary, Tally
 from .timeline import Step
 
@@ -36,7 +37,11 @@ def _tally(tally: Tally) -> dict[str, Any]:
         "hit_rate": None if tally.hit_rate is None else round(tally.hit_rate, 6),
         "losses": tally.losses,
         "lost_tokens": dict(tally.lost),
-        "lost_usd": {blame: _usd(amount) for blame, amount in tally.lost_usd.items()},
+        # N/A where tokens were lost and no price row covered any of them.
+        "lost_usd": {
+            blame: None if tally.lost[blame] and not tally.lost_priced[blame] else _usd(amount)
+            for blame, amount in tally.lost_usd.items()
+        },
         "losses_unpriced": tally.unpriced_losses,
         "cost_usd": _usd(tally.cost_usd) if tally.priced else None,
         "requests_priced": tally.priced,
@@ -91,6 +96,32 @@ def _step(index: int, step: Step, lost: Dollars | None) -> dict[str, Any]:
     return row
 
 
+def _saving(saving: Saving) -> dict[str, Any]:
+    return {
+        "fix": saving.fix,
+        "read_more_tokens": saving.read_more,
+        "saved_usd": _usd(saving.saved_usd),
+        "bodies_complete": saving.complete,
+    }
+
+
+def _total_savings(summary: Summary) -> list[dict[str, Any]]:
+    totals: dict[str, Saving] = {}
+    for session, _ in summary.sessions:
+        for saving in session.savings:
+            old = totals.get(saving.fix, Saving(saving.fix, 0, Decimal(0)))
+            usd = (
+                old.saved_usd + saving.saved_usd
+                if old.saved_usd is not None and saving.saved_usd is not None
+                else None
+            )
+            totals[saving.fix] = Saving(
+                saving.fix, old.read_more + saving.read_more, usd, old.complete and saving.complete
+            )
+    ranked = sorted(totals.values(), key=lambda s: (-(s.saved_usd or Decimal(-1)), -s.read_more))
+    return [_saving(saving) for saving in ranked]
+
+
 def results(
     summary: Summary, paths: Sequence[str], problems: Sequence[Problem], prices: str
 ) -> dict[str, Any]:
@@ -105,6 +136,7 @@ def results(
                 "project": session.project,
                 "started": session.started.isoformat() if session.started else None,
                 "figures": _tally(tally),
+                "savings": [_saving(saving) for saving in session.savings],
                 "timeline": [
                     _step(i, step, lost_by_step.get((id(session), i)))
                     for i, step in enumerate(session.steps)
@@ -137,5 +169,6 @@ def results(
             }
             for row in summary.causes()
         ],
+        "savings": _total_savings(summary),
         "sessions": sessions,
     }

@@ -12,6 +12,7 @@ from decimal import Decimal
 from ctxconf.cache import PriceTable, request_cost, simulate
 from ctxconf.shapes import provider_for, read_request
 
+from .bytes_evidence import seconds_apart
 from .fixes import FIXES, Body
 from .record import AuditRequest
 
@@ -21,6 +22,9 @@ class Saving:
     fix: str
     read_more: int  # tokens the fixed session reads that the session as sent did not
     saved_usd: Decimal | None  # None where no price row covers the model
+    # False where the bodies lack part of what was sent (rebuilt from a harness's record): the
+    # figures are then the fix's effect on what the record holds.
+    complete: bool = True
 
 
 def _played(
@@ -65,11 +69,36 @@ def _cost(
     return total
 
 
-def session_savings(
+def session_savings(requests: Sequence[AuditRequest], table: PriceTable) -> list[Saving]:
+    """The savings of each fix that changes anything, for a session's requests (in order), over
+    those with a body, each API shape played apart."""
+    times = seconds_apart(requests)
+    by_shape: dict[str, list[int]] = {}
+    for index, request in enumerate(requests):
+        if request.body is not None and request.shape is not None:
+            by_shape.setdefault(request.shape, []).append(index)
+    totals: dict[str, Saving] = {}
+    for shape, indexes in by_shape.items():
+        chosen = [requests[i] for i in indexes]
+        complete = all(r.body_complete for r in chosen)
+        for saving in _shape_savings(shape, chosen, [times[i] for i in indexes], table):
+            old = totals.get(saving.fix)
+            if old is not None:
+                both = (
+                    old.saved_usd + saving.saved_usd
+                    if old.saved_usd is not None and saving.saved_usd is not None
+                    else None
+                )
+                saving = Saving(saving.fix, old.read_more + saving.read_more, both)
+            totals[saving.fix] = Saving(
+                saving.fix, saving.read_more, saving.saved_usd, complete and saving.complete
+            )
+    return list(totals.values())
+
+
+def _shape_savings(
     shape: str, requests: Sequence[AuditRequest], times: Sequence[float], table: PriceTable
 ) -> list[Saving]:
-    """The savings of each fix that changes anything, for a session's requests of one shape
-    (each with its body)."""
     bodies = [request.body or {} for request in requests]
     base_read, base_rows = _played(shape, bodies, requests, times)
     base_cost = _cost(base_rows, table)

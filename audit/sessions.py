@@ -9,8 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ctxconf.cache import PriceTable
+
 from .bytes_evidence import BytesFinding, bytes_findings
 from .record import AuditRequest, Place, Problem, Problems
+from .savings import Saving, session_savings
 from .scan import Found
 from .timeline import Step, session_timeline
 
@@ -34,6 +37,7 @@ class SessionAudit:
     source: str
     session: str
     steps: tuple[Step, ...]
+    savings: tuple[Saving, ...] = ()  # what each fix would have saved, where bodies were kept
 
     @property
     def requests(self) -> list[AuditRequest]:
@@ -81,8 +85,14 @@ def _file_requests(found: Found, problems: Problems, filters: Filters) -> list[A
     return []
 
 
-def _with_findings(requests: list[AuditRequest], problems: Problems) -> list[Held]:
-    """The file's requests with what their bodies say, the bodies then let go."""
+def _with_findings(
+    requests: list[AuditRequest],
+    problems: Problems,
+    table: PriceTable,
+    savings: dict[tuple[str, str], list[Saving]],
+) -> list[Held]:
+    """The file's requests with what their bodies say, and what each fix would have saved
+    (into `savings`), the bodies then let go."""
     by_session: dict[str, list[int]] = {}
     for index, request in enumerate(requests):
         by_session.setdefault(request.session, []).append(index)
@@ -94,11 +104,14 @@ def _with_findings(requests: list[AuditRequest], problems: Problems) -> list[Hel
         order = sorted(
             range(len(session)), key=lambda n: (session[n].time is None, session[n].time or 0, n)
         )
+        ordered = [session[n] for n in order]
         try:
-            found = bytes_findings([session[n] for n in order])
+            found = bytes_findings(ordered)
+            saved = session_savings(ordered, table)
         except Exception as e:  # a body no shape reader expected: the figures still stand
             problems(Problem(session[0].place, f"its bodies could not be compared: {e!r}"))
             continue
+        savings.setdefault((session[0].source, session[0].session), []).extend(saved)
         findings.update({indexes[order[k]]: finding for k, finding in found.items()})
     return [
         (dataclasses.replace(request, body=None), findings.get(index))
@@ -109,20 +122,26 @@ def _with_findings(requests: list[AuditRequest], problems: Problems) -> list[Hel
 def audit_sessions(
     files: Iterable[Found],
     problems: Problems,
+    table: PriceTable,
     filters: Filters = Filters(),
     on_file: Callable[[Found], None] | None = None,
 ) -> list[SessionAudit]:
     held: dict[tuple[str, str], list[Held]] = {}
+    savings: dict[tuple[str, str], list[Saving]] = {}
     for found in files:
         if on_file is not None:
             on_file(found)
-        for request, finding in _with_findings(_file_requests(found, problems, filters), problems):
+        read = _file_requests(found, problems, filters)
+        for request, finding in _with_findings(read, problems, table, savings):
             held.setdefault((request.source, request.session), []).append((request, finding))
     audits = []
     for (source, session), pairs in held.items():
         ordered = _ordered(pairs)
         requests = [request for request, _ in ordered]
         findings = {i: f for i, (_, f) in enumerate(ordered) if f is not None}
-        audits.append(SessionAudit(source, session, tuple(session_timeline(requests, findings))))
+        steps = tuple(session_timeline(requests, findings))
+        audits.append(
+            SessionAudit(source, session, steps, tuple(savings.get((source, session), ())))
+        )
     audits.sort(key=lambda a: (a.started is None, a.started or datetime.min, a.source, a.session))
     return audits

@@ -29,6 +29,7 @@ class Tally:
     written: int = 0
     lost: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BLAMES, 0))
     lost_usd: dict[str, Decimal] = field(default_factory=lambda: dict.fromkeys(BLAMES, Decimal(0)))
+    lost_priced: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BLAMES, 0))
     losses: int = 0
     cost_usd: Decimal = Decimal(0)
     priced: int = 0
@@ -63,7 +64,7 @@ class CauseRow:
     blame: str
     count: int
     tokens: int
-    usd: Decimal
+    usd: Decimal | None  # None: no loss of this kind was priced
 
 
 def add_step(tally: Tally, step: Step, table: PriceTable) -> Dollars | None:
@@ -92,6 +93,7 @@ def add_step(tally: Tally, step: Step, table: PriceTable) -> Dollars | None:
         tally.unpriced_losses += 1
     else:
         tally.lost_usd[blame] += lost.amount
+        tally.lost_priced[blame] += 1
     return lost
 
 
@@ -106,12 +108,14 @@ class Summary:
         for loss in self.losses:
             cause = loss.step.cause
             assert cause is not None
-            usd = loss.dollars.amount if loss.dollars else Decimal(0)
-            old = rows.get(cause.kind, CauseRow(cause.kind, cause.blame, 0, 0, Decimal(0)))
+            old = rows.get(cause.kind, CauseRow(cause.kind, cause.blame, 0, 0, None))
+            usd = old.usd
+            if loss.dollars is not None:
+                usd = (usd or Decimal(0)) + loss.dollars.amount
             rows[cause.kind] = CauseRow(
-                old.kind, old.blame, old.count + 1, old.tokens + loss.step.lost, old.usd + usd
+                old.kind, old.blame, old.count + 1, old.tokens + loss.step.lost, usd
             )
-        return sorted(rows.values(), key=lambda r: (-r.usd, -r.tokens, r.kind))
+        return sorted(rows.values(), key=lambda r: (-(r.usd or Decimal(-1)), -r.tokens, r.kind))
 
 
 def _cost_key(row: LossRow) -> tuple[Decimal, int]:

@@ -31,6 +31,21 @@ from .record import AuditRequest
 FLOOR_SLACK = 0.02
 # A read below this share of what was readable fell to "about zero".
 ABOUT_ZERO = 0.05
+# The probe's cause kinds that come of the provider's rules applied to the whole body (its
+# marks, minimums, steps, lifetimes), not of a change to what was sent.
+RULE_KINDS = frozenset(
+    {
+        "below-minimum",
+        "no-caching",
+        "rounding",
+        "expired",
+        "breakpoint-missing",
+        "breakpoint-moved",
+        "breakpoint-limit",
+        "ttl-order",
+        "automatic-ttl",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -151,10 +166,15 @@ def _from_provider(verdict: ProviderVerdict) -> AuditCause | None:
     )
 
 
-def _from_finding(finding: BytesFinding, read: int, step: int) -> AuditCause | None:
-    if finding.causes:
-        harness = [c for c in finding.causes if c.kind not in ("expired", "rounding")]
-        return from_bytes((harness or list(finding.causes))[0])
+def _from_finding(finding: BytesFinding, read: int, step: int, complete: bool) -> AuditCause | None:
+    """The bytes' cause. From a body that lacks part of what was sent, only a change to what it
+    holds is named: what the provider's rules would have read of it is not known."""
+    usable = [c for c in finding.causes if complete or c.kind not in RULE_KINDS]
+    if usable:
+        harness = [c for c in usable if c.kind not in ("expired", "rounding")]
+        return from_bytes((harness or usable)[0])
+    if not complete:
+        return None
     if finding.simulated_read is not None and finding.simulated_read >= read + step:
         return AuditCause(
             "provider-side",
@@ -179,7 +199,8 @@ def _explain(
     read = request.tokens.read or 0
     provider = provider_of(request)
     if finding is not None:
-        found = _from_finding(finding, read, step_tokens(provider))
+        complete = request.body_complete and before.body_complete
+        found = _from_finding(finding, read, step_tokens(provider), complete)
         if found is not None:
             return found
     shortest, longest = _lifetime_of(history, provider)

@@ -244,6 +244,7 @@ def _token_count(
         project=rollout.project,
         boundary=boundary,
         body=body,
+        body_complete=False,  # the built-in tools' schemas are not in the rollout
         shape="openai-responses" if body is not None else None,
         extra=extra,
     )

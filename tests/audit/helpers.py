@@ -43,6 +43,7 @@ def request(
         **more,
     )
 
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
