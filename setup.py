@@ -9,6 +9,7 @@ INSTALLED_AS = {
     "reference": "ctxconf.reference",
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
+    "audit": "ctxconf.audit",
     "spec": "ctxconf.spec",
     "schemas": "ctxconf.schemas",
 }

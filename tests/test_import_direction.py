@@ -20,6 +20,7 @@ PACKAGES = {
     "reference": "ctxconf.reference",
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
+    "audit": "ctxconf.audit",
     "ctxconf": "ctxconf",
 }
 # The layers, lowest first; a module imports from its own layer and those below it. Within the
@@ -35,7 +36,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "ctxconf.specdata",
         "ctxconf.spectext",
     ),
-    "ways in": ("ctxconf.runner", "ctxconf.probe"),
+    "ways in": ("ctxconf.runner", "ctxconf.probe", "ctxconf.audit"),
     "tools": ("ctxconf.spectools", "ctxconf.fuzzing", "ctxconf.pytest_plugin"),
     "command line": ("ctxconf.cli", "ctxconf.commands", "ctxconf.about", "ctxconf.__main__"),
 }

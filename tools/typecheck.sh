@@ -11,5 +11,6 @@ for entry in "$root"/ctxconf/*; do ln -s "$entry" "$tree/ctxconf/$(basename "$en
 ln -s "$root/reference" "$tree/ctxconf/reference"
 ln -s "$root/runner" "$tree/ctxconf/runner"
 ln -s "$root/probe" "$tree/ctxconf/probe"
+ln -s "$root/audit" "$tree/ctxconf/audit"
 cd "$tree"
 python -m mypy --strict --config-file "$root/pyproject.toml" -p ctxconf "$@"
