@@ -7,7 +7,9 @@ from importlib import import_module
 
 from .base import Reader
 
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = (
+    "opencode",
+)
 
 READERS: tuple[Reader, ...] = tuple(
     import_module(f"{__package__}.{module}").READER for module in MODULES
