@@ -9,6 +9,7 @@ from .base import Reader
 
 MODULES: tuple[str, ...] = (
     "opencode",
+    "copilot",
 )
 
 READERS: tuple[Reader, ...] = tuple(
