@@ -10,6 +10,7 @@ from .base import Reader
 MODULES: tuple[str, ...] = (
     "opencode",
     "copilot",
+    "pi",
 )
 
 READERS: tuple[Reader, ...] = tuple(
