@@ -11,6 +11,7 @@ MODULES: tuple[str, ...] = (
     "opencode",
     "copilot",
     "pi",
+    "har",
 )
 
 READERS: tuple[Reader, ...] = tuple(
