@@ -12,6 +12,7 @@ MODULES: tuple[str, ...] = (
     "copilot",
     "pi",
     "har",
+    "mitm_flows",
 )
 
 READERS: tuple[Reader, ...] = tuple(
