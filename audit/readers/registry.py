@@ -13,6 +13,7 @@ MODULES: tuple[str, ...] = (
     "pi",
     "har",
     "mitm_flows",
+    "litellm",
 )
 
 READERS: tuple[Reader, ...] = tuple(
