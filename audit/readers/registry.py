@@ -14,6 +14,8 @@ MODULES: tuple[str, ...] = (
     "har",
     "mitm_flows",
     "litellm",
+    "langfuse",
+    "helicone",
 )
 
 READERS: tuple[Reader, ...] = tuple(
