@@ -16,6 +16,7 @@ MODULES: tuple[str, ...] = (
     "litellm",
     "langfuse",
     "helicone",
+    "otel_genai",
 )
 
 READERS: tuple[Reader, ...] = tuple(
