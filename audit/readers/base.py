@@ -18,7 +18,7 @@ from typing import Any
 
 from ctxconf.userfiles.limits import LimitError, parse_json
 
-from ..record import AuditRequest, Place, Problem, Problems
+from ..record import AuditRequest, Place, Problem, Problems, TokenClasses
 
 # A line past this is passed over with a problem (a tool result of a few MB is common; a
 # 50 MB line is not a record). Memory per line is bounded by it.
@@ -222,3 +222,92 @@ def dig(value: Any, *keys: str | int) -> Any:
 def text_head(head: bytes) -> str:
     """The first bytes as text, a multi-byte character cut at the end forgiven."""
     return head.decode("utf-8", errors="ignore")
+
+
+def from_inclusive(
+    total: int | None,
+    read: int | None,
+    written_5m: int | None,
+    written_1h: int | None,
+    output: int | None,
+) -> tuple[TokenClasses, bool]:
+    """The four classes of a source whose "input" counts every input token, the cached ones
+    among them (OpenAI's and Gemini's meaning): the uncached are what is left of the total.
+
+    A total smaller than its own cache counts cannot be that meaning: the figures are then
+    read as exclusive (Anthropic's meaning), and the second value says so (False), for the
+    reader to record. A missing total is N/A, never taken as 0."""
+    cached = (read or 0) + (written_5m or 0) + (written_1h or 0)
+    if total is None:
+        return TokenClasses(None, read, written_5m, written_1h, output), True
+    if total < cached:
+        return TokenClasses(total, read, written_5m, written_1h, output), False
+    return TokenClasses(total - cached, read, written_5m, written_1h, output), True
+
+
+def first_count(values: dict[str, Any], *keys: str) -> int | None:
+    """The first of `keys` whose value in `values` is a count (sources spell one figure
+    several ways)."""
+    for key in keys:
+        found = count(values.get(key))
+        if found is not None:
+            return found
+    return None
+
+
+def first_text(values: dict[str, Any], *keys: str) -> str | None:
+    """The first of `keys` whose value in `values` is a non-empty text."""
+    for key in keys:
+        value = values.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def json_records(path: Path, problems: Problems) -> Iterator[tuple[Place, dict[str, Any]]]:
+    """Each object of a file that is either one JSON array (or `{"data": [...]}`, as export
+    APIs wrap it) or JSON lines, with its place: a pointer or a line."""
+    with path.open("rb") as file:
+        start = file.read(64).lstrip()
+    if not start.startswith((b"[", b"{")) or (start.startswith(b"{") and _is_lines(path)):
+        for number, value in json_lines(path, problems):
+            yield Place(path, number), value
+        return
+    document = json_document(path, problems)
+    if document is None:
+        return  # the problem is said
+    items = document.get("data") if isinstance(document, dict) else document
+    if not isinstance(items, list):
+        problems(Problem(Place(path), "neither a JSON array nor JSON lines"))
+        return
+    prefix = "/data" if isinstance(document, dict) else ""
+    for index, item in enumerate(items):
+        if isinstance(item, dict):
+            yield Place(path, pointer=f"{prefix}/{index}"), item
+        else:
+            problems(Problem(Place(path, pointer=f"{prefix}/{index}"), "not an object"))
+
+
+def _is_lines(path: Path) -> bool:
+    """Whether a file that starts with `{` holds one object per line (its first line parses
+    on its own) rather than one wrapping document."""
+    with path.open("rb") as file:
+        first = file.readline(MAX_LINE_BYTES)
+    if first.strip() == b"{":
+        return False  # a document written with indentation
+    try:
+        return isinstance(parse_json(first.decode("utf-8")), dict)
+    except (UnicodeDecodeError, LimitError, json.JSONDecodeError):
+        return True  # a torn or broken first line is a JSON-lines problem, said at its line
+
+
+def amount(value: Any) -> float | None:
+    """A money figure as a source gives it (a number, or a number as text), else None."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return None
+    return float(value)

@@ -280,7 +280,7 @@ def _audit_request(
         sidechain=sidechain,
         body=built.body if built is not None else None,
         body_complete=False,  # system[0], the billing line, is never in the transcript
-        shape="anthropic-messages" if built is not None and built.body is not None else None,
+        shape="anthropic" if built is not None and built.body is not None else None,
         diagnostics=request.diagnostics,
         extra=extra,
     )

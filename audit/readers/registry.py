@@ -7,7 +7,20 @@ from importlib import import_module
 
 from .base import Reader
 
-MODULES: tuple[str, ...] = ("claude_code", "codex", "gemini_cli")
+MODULES: tuple[str, ...] = (
+    "claude_code",
+    "codex",
+    "gemini_cli",
+    "opencode",
+    "copilot",
+    "pi",
+    "har",
+    "mitm_flows",
+    "litellm",
+    "langfuse",
+    "helicone",
+    "otel_genai",
+)
 
 READERS: tuple[Reader, ...] = tuple(
     import_module(f"{__package__}.{module}").READER for module in MODULES

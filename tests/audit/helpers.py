@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ctxconf.audit.readers import base
-from ctxconf.audit.readers.base import Reader
+from ctxconf.audit.readers.base import HEAD_BYTES, Reader
 from ctxconf.audit.record import AuditRequest, Place, Problem, TokenClasses
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
@@ -85,3 +85,8 @@ def assert_empty_file_reads_nothing(reader: Reader, tmp_path: Path, name: str) -
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"")
     assert read_all(reader, path) == ([], [])
+
+
+def head(path: Path) -> bytes:
+    with path.open("rb") as file:
+        return file.read(HEAD_BYTES)

@@ -208,7 +208,7 @@ def test_the_request_side_is_rebuilt_with_its_marks(tmp_path: Path) -> None:
     assert problems == []
     first, second = requests
     mark = {"type": "ephemeral", "ttl": "1h"}
-    assert first.shape == second.shape == "anthropic-messages"
+    assert first.shape == second.shape == "anthropic"
     assert first.body == {
         "model": "claude-sonnet-4-5",
         "max_tokens": 32000,
