@@ -33,6 +33,7 @@ from .summary import summarize
 class AuditOptions:
     paths: Sequence[Path]
     readers: Sequence[Reader] = READERS
+    forced: Reader | None = None  # --source: read every file named as this source
     home: Path = field(default_factory=Path.home)
     filters: Filters = field(default_factory=Filters)
     prices: Path | None = None
@@ -93,7 +94,8 @@ def run_audit(options: AuditOptions, out: TextIO = sys.stdout, err: TextIO = sys
         err.write(f"ctxconf audit: no session records found under {options.home} ({places})\n")
         return EXIT_NOTHING_JUDGED
     progress = _Progress(err)
-    files = find_files(paths, problems.append, options.readers)
+    readers = [options.forced] if options.forced is not None else options.readers
+    files = find_files(paths, problems.append, readers, options.forced)
     audits = audit_sessions(files, problems.append, table, options.filters, on_file=progress)
     progress.done()
     summary = summarize(audits, table)

@@ -69,9 +69,14 @@ def _walk(folder: Path, problems: Problems, seen: set[tuple[int, int]]) -> Itera
 
 
 def find_files(
-    paths: Sequence[Path], problems: Problems, readers: Sequence[Reader] = READERS
+    paths: Sequence[Path],
+    problems: Problems,
+    readers: Sequence[Reader] = READERS,
+    forced: Reader | None = None,
 ) -> Iterator[Found]:
-    """The files to read, in a stable order, each with its reader."""
+    """The files to read, in a stable order, each with its reader. With `forced` (a source the
+    person named), a file given by name is read as that source whatever its first bytes say;
+    inside a folder, only the files that source claims are."""
     seen_folders: set[tuple[int, int]] = set()
     seen_files: set[tuple[int, int]] = set()
     for given in paths:
@@ -91,7 +96,7 @@ def find_files(
             head = _head(path, problems)
             if head is None:
                 continue
-            reader = _claimant(path, head, readers)
+            reader = forced if forced is not None and named else _claimant(path, head, readers)
             if reader is not None:
                 yield Found(path, reader)
             elif named:

@@ -64,14 +64,14 @@ def run(args: argparse.Namespace) -> int:
     from ctxconf.audit.sessions import Filters
 
     try:
-        readers = READERS
+        forced = None
         if args.source is not None:
             reader = reader_named(args.source)
             if reader is None:
                 names = ", ".join(r.name for r in READERS)
                 print(f"ctxconf audit: no source {args.source!r}; known: {names}", file=sys.stderr)
                 return EXIT_USAGE
-            readers = (reader,)
+            forced = reader
         since = parse_since(args.since) if args.since else None
         check_outputs(
             [("--json", args.json), ("--html", args.html), ("--bundle", args.bundle)],
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         )
         options = AuditOptions(
             paths=args.paths,
-            readers=readers,
+            forced=forced,
             home=args.home or Path.home(),
             filters=Filters(since, args.harness, args.project),
             prices=args.prices,
