@@ -119,6 +119,38 @@ def _with_findings(
     ]
 
 
+def _figures(request: AuditRequest) -> int:
+    tokens = request.tokens
+    return sum(f is not None for f in (tokens.uncached, tokens.read, tokens.written))
+
+
+def _hold(
+    held: dict[tuple[str, str], list[Held]],
+    named: dict[tuple[str, str, str], int],
+    request: AuditRequest,
+    finding: BytesFinding | None,
+) -> None:
+    """A request into its session, once: two files of one source that record the same request
+    of the same session (Copilot's events and its OTel export: the same call id) are one
+    request, the record with more of the figures kept (the first on a tie). Within one file the
+    reader has already told its requests apart."""
+    session = held.setdefault((request.source, request.session), [])
+    if request.request_id is None:
+        session.append((request, finding))
+        return
+    key = (request.source, request.session, request.request_id)
+    index = named.get(key)
+    if index is None:
+        named[key] = len(session)
+        session.append((request, finding))
+        return
+    kept = session[index][0]
+    if kept.place.file == request.place.file:
+        session.append((request, finding))
+    elif _figures(request) > _figures(kept):
+        session[index] = (request, finding)
+
+
 def audit_sessions(
     files: Iterable[Found],
     problems: Problems,
@@ -127,13 +159,14 @@ def audit_sessions(
     on_file: Callable[[Found], None] | None = None,
 ) -> list[SessionAudit]:
     held: dict[tuple[str, str], list[Held]] = {}
+    named: dict[tuple[str, str, str], int] = {}  # (source, session, request id): where held
     savings: dict[tuple[str, str], list[Saving]] = {}
     for found in files:
         if on_file is not None:
             on_file(found)
         read = _file_requests(found, problems, filters)
         for request, finding in _with_findings(read, problems, table, savings):
-            held.setdefault((request.source, request.session), []).append((request, finding))
+            _hold(held, named, request, finding)
     audits = []
     for (source, session), pairs in held.items():
         ordered = _ordered(pairs)

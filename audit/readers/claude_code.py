@@ -27,6 +27,16 @@ the same `querySource` kept them (`keep`) and then the `tail` blobs, found by ha
 message's hash is that of `{role, content}` made of its lines' blocks. The marks are put back from
 `cacheControl`'s paths. The shape leaves out `system[0]` (the billing header line), so a body
 holds what the transcript keeps of the request, not all of it.
+
+A compaction's own requests are not read: none has an `assistant` line (2.1.332: the summary
+request and the one after it, `/compact` played in the session), and their usage is only in
+the `cost-state` line's `modelUsage[model]`, a running total of the whole process (input,
+output, read, written five minutes and an hour), written once, as the process's last line. Less
+the `assistant` lines it covers, it gives those requests' sum, not each one's figures: two
+requests between the same two snapshots (and one snapshot here) cannot be told apart, and the
+transcript keeps no other figure of them, so none is made up. They are missing from the audit
+and from its totals; the first request after the compaction, which reads nothing and writes the
+new prefix afresh, is read, marked `compaction`.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ was sent and billed: the audit keeps them, and marks the next request `rewind`.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -72,7 +73,7 @@ def _kind(path: Path, head: bytes) -> str | None:
     if first == "{":  # pretty-printed: a legacy chat, or telemetry objects
         if all(f'"{key}"' in text for key in ("sessionId", "projectHash", "messages")):
             return "chat-document" if path.suffix == ".json" else None
-        return "telemetry" if "gemini_cli." in text or '"hrTime"' in text else None
+        return "telemetry" if _is_telemetry_head(text) else None
     try:
         value = json.loads(first)
     except ValueError:
@@ -84,6 +85,20 @@ def _kind(path: Path, head: bytes) -> str | None:
     if "$set" in value or "$rewindTo" in value:
         return "chat-lines"
     return "telemetry" if _event_name(value).startswith("gemini_cli.") else None
+
+
+# A span Gemini CLI names as its own: the agent's name in the GenAI attributes.
+_AGENT = re.compile(r'"gen_ai\.agent\.name"\s*:\s*"gemini-cli"')
+
+
+def _is_telemetry_head(text: str) -> bool:
+    """Pretty-printed telemetry: a log record (`hrTime`, a `gemini_cli.` event) within the first
+    bytes, or a span of Gemini CLI's own (`_spanContext` and the agent's name). The file often
+    opens with an `llm_call` span whose system instructions and tool definitions fill the first
+    64 KB before any log record (0.61.0: the first at byte 240,588)."""
+    if "gemini_cli." in text or '"hrTime"' in text:
+        return True
+    return '"_spanContext"' in text and _AGENT.search(text) is not None
 
 
 def read(path: Path, problems: Problems) -> Iterator[AuditRequest]:

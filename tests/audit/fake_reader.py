@@ -32,6 +32,7 @@ def _read(path: Path, problems: Problems) -> Iterator[AuditRequest]:
             harness=value.get("harness"),
             project=value.get("project"),
             cost_usd=value.get("cost"),
+            request_id=value.get("id"),
         )
 
 

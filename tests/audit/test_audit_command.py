@@ -76,6 +76,28 @@ def test_a_source_without_cache_figures_is_nothing_judged_never_green(tmp_path: 
     assert "nothing could be judged" in err
 
 
+def test_a_request_two_files_record_is_one_request(tmp_path: Path) -> None:
+    # the same calls of one session in two files (an events file and a telemetry export), the
+    # one read first without a write figure: the one with more figures is kept, each call once
+    rows = [{**row, "id": f"call{n}"} for n, row in enumerate(ROWS)]
+    fewer = [{k: v for k, v in row.items() if k != "w5m"} for row in rows]
+    write(tmp_path / "b.fake", [*fewer, {"t": 90, "uncached": 100, "read": 12_500, "id": "x"}])
+    records = write(tmp_path / "a.fake", rows)
+    out, err = io.StringIO(), io.StringIO()
+    json_out = tmp_path / "results.json"
+    options = AuditOptions(paths=[tmp_path / "b.fake", records], readers=[FAKE], json_out=json_out)
+    assert run_audit(options, out, err) == 0
+    (session,) = json.loads(json_out.read_text())["sessions"]
+    assert [
+        (step["request_id"], step["file"], step["written_5m"]) for step in session["timeline"]
+    ] == [
+        ("call0", str(records), 10_000),
+        ("call1", str(records), 2_000),
+        ("call2", str(records), 12_500),
+        ("x", str(tmp_path / "b.fake"), None),
+    ]
+
+
 def test_the_bars_fail_the_audit_and_say_why(tmp_path: Path) -> None:
     code, _, err, _ = audit(tmp_path, ROWS, fail_under=0.5)
     assert code == 1 and "under --fail-under 50.0%" in err
