@@ -60,8 +60,12 @@ def request_dollars(request: AuditRequest, table: PriceTable) -> Dollars | None:
 
 
 def measured_dollars(request: AuditRequest) -> Dollars | None:
-    """The source's own figure for the request, where it keeps one."""
+    """The source's own figure for the request, where it keeps one. A cost of 0 for a request
+    that sent tokens is the source not knowing the model's price (opencode and pi write 0 for
+    a model they cannot price), not a figure."""
     if request.cost_usd is None:
+        return None
+    if request.cost_usd == 0 and (request.tokens.total_input or 0) > 0:
         return None
     return Dollars(Decimal(str(request.cost_usd)), "measured")
 

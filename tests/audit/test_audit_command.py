@@ -154,3 +154,11 @@ def test_the_command_line_takes_a_rate_as_a_share_or_a_percent(tmp_path: Path, r
     from ctxconf.commands.audit import _rate
 
     assert _rate(rate) == 0.5
+
+
+def test_a_sources_cost_of_nothing_for_tokens_sent_is_no_figure(tmp_path: Path) -> None:
+    rows = [{**ROWS[0], "cost": 0}, {**ROWS[1], "cost": 0.25}]
+    _, out, _, doc = audit(tmp_path, rows)
+    assert doc["figures"]["measured_cost_usd"] == 0.25
+    assert doc["figures"]["requests_measured"] == 1
+    assert "the sources' own: $0.2500" in out
