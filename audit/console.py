@@ -9,6 +9,8 @@ from typing import Any, TextIO
 
 from ctxconf.terminal.controls import visible_controls
 
+from .words import dollars, rate
+
 # How many rows of each list the console shows (--json and --html hold every one).
 SHOWN = 10
 
@@ -17,20 +19,14 @@ def _safe(value: Any) -> str:
     return visible_controls(str(value), also="\n\t")
 
 
-def _usd(value: float | None) -> str:
-    if value is None:
-        return "N/A"
-    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:,.4f}"
-
-
-def _rate(value: float | None) -> str:
-    return "N/A (no cache figures)" if value is None else f"{value:.1%}"
+def _hit_rate(value: float | None) -> str:
+    return "N/A (no cache figures)" if value is None else rate(value)
 
 
 def _lost_line(figures: Mapping[str, Any]) -> str:
     tokens, usd = figures["lost_tokens"], figures["lost_usd"]
     parts = [
-        f"{tokens[blame]:,} tokens ({_usd(usd[blame])}) to {label}"
+        f"{tokens[blame]:,} tokens ({dollars(usd[blame])}) to {label}"
         for blame, label in (
             ("harness", "the harness"),
             ("boundary", "boundaries (model switch, compaction, upgrade)"),
@@ -56,21 +52,21 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
         f"ctxconf audit: {len(sessions)} session(s), {figures['requests']:,} request(s), "
         f"{figures['losses']:,} lost the cache\n"
     )
-    out.write(f"  hit rate: {_rate(figures['hit_rate'])}\n")
+    out.write(f"  hit rate: {_hit_rate(figures['hit_rate'])}\n")
     out.write(f"  lost: {_lost_line(figures)}\n")
-    cost = _usd(figures["cost_usd"])
+    cost = dollars(figures["cost_usd"])
     if figures["requests_priced"] < figures["requests"] and figures["cost_usd"] is not None:
         cost += f" over {figures['requests_priced']:,} priced request(s)"
     out.write(f"  cost at list prices: {cost}")
     if figures["measured_cost_usd"] is not None:
-        out.write(f"; the sources' own: {_usd(figures['measured_cost_usd'])}")
+        out.write(f"; the sources' own: {dollars(figures['measured_cost_usd'])}")
     out.write("\n")
     if doc["causes"]:
         out.write("\nCauses, costliest first:\n")
         for row in doc["causes"][:SHOWN]:
             out.write(
                 f"  {_safe(row['kind']):<22} {row['blame']:<9} {row['losses']:>5} losses "
-                f"{row['lost_tokens']:>12,} tokens  {_usd(row['lost_usd'])}\n"
+                f"{row['lost_tokens']:>12,} tokens  {dollars(row['lost_usd'])}\n"
             )
     losses = [
         (session, step)
@@ -84,7 +80,7 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
         for session, step in reversed(losses[-SHOWN:]):
             cause = step["cause"]
             lost_usd = step["lost_usd"]
-            cost = f"{_usd(lost_usd['usd'])} {lost_usd['label']}" if lost_usd else "N/A"
+            cost = f"{dollars(lost_usd['usd'])} {lost_usd['label']}" if lost_usd else "N/A"
             out.write(
                 f"  {_where(step)}  {_safe(session['harness'])} #{step['index']}: lost "
                 f"{step['lost']:,} tokens ({cost}): {_safe(cause['kind'])} "
@@ -100,7 +96,7 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
             partial = "" if saving["bodies_complete"] else " (bodies rebuilt in part)"
             out.write(
                 f"  {saving['fix']:<16} {saving['read_more_tokens']:>12,} tokens more read  "
-                f"{_usd(saving['saved_usd'])}{partial}\n"
+                f"{dollars(saving['saved_usd'])}{partial}\n"
             )
     if sessions:
         out.write("\nSessions:\n")
@@ -109,7 +105,7 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
             out.write(
                 f"  {_safe(session['started'] or '-'):<25} {_safe(session['harness']):<12} "
                 f"{_safe(session['session'])[:36]:<36} {f['requests']:>5} req  hit "
-                f"{_rate(f['hit_rate']) if f['hit_rate'] is not None else 'N/A':>6}  lost "
+                f"{rate(f['hit_rate']):>6}  lost "
                 f"{sum(f['lost_tokens'].values()):>10,}\n"
             )
     if doc["problems"]:

@@ -10,20 +10,12 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from .words import dollars, rate
+
 # The chart's size: a bar per request, at most this wide, within this height.
 CHART_HEIGHT = 120
 BAR_WIDTH = 8
 MAX_CHART_WIDTH = 1200
-
-
-def _usd(value: float | None) -> str:
-    if value is None:
-        return "N/A"
-    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:,.4f}"
-
-
-def _rate(value: float | None) -> str:
-    return "N/A" if value is None else f"{value:.1%}"
 
 
 def chart(timeline: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -74,6 +66,6 @@ def render_page(doc: Mapping[str, Any]) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    environment.filters["usd"] = _usd
-    environment.filters["rate"] = _rate
+    environment.filters["usd"] = dollars
+    environment.filters["rate"] = rate
     return environment.get_template("audit.html.j2").render(doc=doc, chart=chart)

@@ -4,7 +4,7 @@ the requests were billed; a figure no request could give is N/A (None), never 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -136,17 +136,3 @@ def summarize(audits: Sequence[SessionAudit], table: PriceTable) -> Summary:
         sessions.append((session, tally))
     losses.sort(key=_cost_key, reverse=True)
     return Summary(tuple(sessions), total, tuple(losses))
-
-
-def percent(rate: float | None) -> str:
-    return "N/A" if rate is None else f"{rate:.1%}"
-
-
-def usd(amount: Decimal | None) -> str:
-    if amount is None:
-        return "N/A"
-    return f"${amount:,.2f}" if abs(amount) >= 1 else f"${amount:,.4f}"
-
-
-def sum_usd(values: Iterable[Decimal]) -> Decimal:
-    return sum(values, Decimal(0))
