@@ -40,6 +40,24 @@ def _lost_line(figures: Mapping[str, Any]) -> str:
     return ("; ".join(parts) if parts else "nothing") + tail
 
 
+def comparisons(figures: Mapping[str, Any]) -> list[str]:
+    """Where these figures part from those of a tool that reads the records another way."""
+    lines = []
+    if figures["written_1h_tokens"]:
+        lines.append(
+            f"{figures['written_1h_tokens']:,} tokens were written for an hour and are priced at "
+            f"the hour's rate: {dollars(figures['hour_premium_usd'])} more than a tool that "
+            "prices every write at the five minutes' rate shows"
+        )
+    if figures["placeholder_inputs"]:
+        lines.append(
+            f"{figures['placeholder_inputs']:,} request(s) hold a streaming placeholder (0 or 1) "
+            "as their input count; their uncached tokens are not known, and a tool that sums "
+            "input_tokens counts them as that"
+        )
+    return lines
+
+
 def _where(step: Mapping[str, Any]) -> str:
     place = f"{step['file']}:{step['line']}" if step["line"] else step["file"]
     return _safe(place)
@@ -61,6 +79,8 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
     if figures["measured_cost_usd"] is not None:
         out.write(f"; the sources' own: {dollars(figures['measured_cost_usd'])}")
     out.write("\n")
+    for line in comparisons(figures):
+        out.write(f"  note: {line}\n")
     if doc["causes"]:
         out.write("\nCauses, costliest first:\n")
         for row in doc["causes"][:SHOWN]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from .console import comparisons
 from .words import dollars, rate
 
 # The chart's size: a bar per request, at most this wide, within this height.
@@ -68,4 +69,5 @@ def render_page(doc: Mapping[str, Any]) -> str:
     )
     environment.filters["usd"] = dollars
     environment.filters["rate"] = rate
-    return environment.get_template("audit.html.j2").render(doc=doc, chart=chart)
+    page = environment.get_template("audit.html.j2")
+    return page.render(doc=doc, chart=chart, notes=comparisons(doc["figures"]))

@@ -47,6 +47,9 @@ def _tally(tally: Tally) -> dict[str, Any]:
         "requests_priced": tally.priced,
         "measured_cost_usd": _usd(tally.measured_usd) if tally.measured else None,
         "requests_measured": tally.measured,
+        "written_1h_tokens": tally.written_1h,
+        "hour_premium_usd": _usd(tally.hour_premium_usd),
+        "placeholder_inputs": tally.placeholders,
     }
 
 

@@ -11,7 +11,7 @@ from decimal import Decimal
 from ctxconf.cache import PriceTable
 
 from .causes import Blame
-from .costs import Dollars, lost_dollars, measured_dollars, request_dollars
+from .costs import Dollars, lost_dollars, measured_dollars, price_of, request_dollars
 from .sessions import SessionAudit
 from .timeline import Step
 
@@ -36,6 +36,11 @@ class Tally:
     measured_usd: Decimal = Decimal(0)
     measured: int = 0
     unpriced_losses: int = 0
+    # What tools that read these records another way get wrong (docs/audit.md): an hour's
+    # writes priced at the five minutes' rate, placeholder input counts taken as figures.
+    written_1h: int = 0
+    hour_premium_usd: Decimal = Decimal(0)
+    placeholders: int = 0
 
     @property
     def hit_rate(self) -> float | None:
@@ -79,6 +84,14 @@ def add_step(tally: Tally, step: Step, table: PriceTable) -> Dollars | None:
     if cost is not None:
         tally.cost_usd += cost.amount
         tally.priced += 1
+    tally.written_1h += tokens.written_1h or 0
+    price = price_of(request, table)
+    if price is not None and tokens.written_1h:
+        tally.hour_premium_usd += (
+            tokens.written_1h * (price.cache_write_1h - price.cache_write) / Decimal(1_000_000)
+        )
+    if request.extra.get("input_placeholder"):
+        tally.placeholders += 1
     own = measured_dollars(request)
     if own is not None:
         tally.measured_usd += own.amount

@@ -162,3 +162,15 @@ def test_a_sources_cost_of_nothing_for_tokens_sent_is_no_figure(tmp_path: Path) 
     assert doc["figures"]["measured_cost_usd"] == 0.25
     assert doc["figures"]["requests_measured"] == 1
     assert "the sources' own: $0.2500" in out
+
+
+def test_an_hours_writes_are_priced_at_the_hours_rate_and_the_difference_said(
+    tmp_path: Path,
+) -> None:
+    rows = [{"t": 0, "uncached": 100, "read": 0, "w1h": 10_000, "output": 50}]
+    _, out, _, doc = audit(tmp_path, rows)
+    price = bundled_prices().find("anthropic", "claude-sonnet-4-5")
+    assert price is not None
+    premium = 10_000 * (price.cache_write_1h - price.cache_write) / Decimal(1_000_000)
+    assert doc["figures"]["hour_premium_usd"] == float(round(premium, 6)) > 0
+    assert "10,000 tokens were written for an hour and are priced at the hour's rate" in out
