@@ -196,3 +196,33 @@ def test_an_expiry_beside_the_providers_no_change_agrees() -> None:
     )
     assert steps[1].cause is not None and steps[1].cause.kind == "expired"
     assert steps[1].agrees is False  # the provider named a change the figures put on the clock
+
+
+def test_an_upgrade_and_a_resume_in_the_record_are_named() -> None:
+    steps = session_timeline(
+        [
+            request(1, 0, read=0, w5m=10_000),
+            request(2, 30, read=6_000, w5m=4_500, boundary="version 2.1.1 → 2.1.2"),
+            request(3, 60, read=6_000, w5m=4_700, boundary="resume"),
+        ]
+    )
+    upgrade, resume = steps[1].cause, steps[2].cause
+    assert upgrade is not None and (upgrade.kind, upgrade.blame) == ("version-changed", "boundary")
+    assert steps[1].lost == 4_000
+    assert resume is not None and (resume.kind, resume.blame) == ("resume", "harness")
+    assert resume.anchor == "hist.persist.cold-equals-live"
+    # Request 2 left 6,000 + 4,500 readable.
+    assert steps[2].lost == 10_500 - 6_000
+
+
+def test_a_partial_read_with_no_sign_is_unexplained_and_counted_apart() -> None:
+    steps = session_timeline(
+        [
+            request(1, 0, read=0, w5m=10_000),
+            request(2, 30, read=10_000, w5m=2_000),  # the floor: 10,000
+            request(3, 60, read=11_000, w5m=2_000),
+        ]
+    )
+    cause = steps[2].cause
+    assert cause is not None and (cause.kind, cause.blame) == ("unexplained", "unknown")
+    assert steps[2].lost == 12_000 - 11_000
