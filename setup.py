@@ -9,6 +9,7 @@ INSTALLED_AS = {
     "reference": "ctxconf.reference",
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
+    "proxy": "ctxconf.proxy",
     "spec": "ctxconf.spec",
     "schemas": "ctxconf.schemas",
 }

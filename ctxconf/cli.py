@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "add-case": "Add a case from a short YAML file, its expected texts filled in by the reference.",
     "fuzz": "Search for sessions where an implementation departs from the reference.",
     "probe": "Check a real, unmodified harness from the outside, against a mock model.",
+    "proxy": "Record a harness's real traffic through a reverse proxy in front of its provider.",
 }
 
 __all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]

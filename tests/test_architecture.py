@@ -1,5 +1,5 @@
 """docs/architecture.md is the map of the tree: it names every top-level folder, every area of
-`reference/areas.py`, every module of the two ways in and every helper package, and every path
+`reference/areas.py`, every module of the ways in and every helper package, and every path
 it names exists."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def unnamed(doc: str) -> list[str]:
     if drawn is None or ast.literal_eval(drawn.group(1)) != folders:
         missing.append(f"FOLDERS = {folders!r}")
     missing += [f"reference/{area}/" for area in folders if f"  {area}/ " not in doc]
-    for folder in ("runner", "probe"):
+    for folder in ("runner", "probe", "proxy"):
         for module in _modules(folder):
             name = Path(module).name
             if not re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", doc):
@@ -66,6 +66,7 @@ def named_but_absent(doc: str) -> list[str]:
     """Paths the page names that the tree does not have (resolved from the root, or inside one
     of the folders the page lists them under)."""
     bases = [ROOT, ROOT / "ctxconf", ROOT / "reference", ROOT / "runner", ROOT / "probe"]
+    bases += [ROOT / "proxy"]
     bases += [ROOT / "tests", ROOT / "spec", ROOT / "probe" / "data"]
     bases += [ROOT / "reference" / area for area in _folders()]
     absent = []
