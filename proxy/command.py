@@ -55,8 +55,10 @@ def check_upstream(text: str) -> str:
             hint="the provider's base URL, as https://api.anthropic.com",
         )
     if parts.query or parts.fragment or parts.username or parts.password:
+        host = parts.netloc.rpartition("@")[2]
+        safe = parts._replace(netloc=host, query="", fragment="").geturl()  # nothing of a secret
         raise ProxyError(
-            f"--upstream {text!r}: give the base URL alone, without a query, a fragment or "
+            f"--upstream {safe!r}…: give the base URL alone, without a query, a fragment or "
             "credentials",
             hint="the harness's own key passes through the proxy as it sends it",
         )

@@ -62,7 +62,10 @@ class Proxy:
             Settings(options.upstream, options.body_limit), self._session, self._ended
         )
         self._forwarder = forwarder
-        server = web.Server(forwarder.handle, handler_cancellation=True, access_log=None)
+        # A compressed request body is passed on compressed: the server does not inflate it.
+        server = web.Server(
+            forwarder.handle, handler_cancellation=True, access_log=None, auto_decompress=False
+        )
         self._runner = web.ServerRunner(server, shutdown_timeout=SHUTDOWN_GRACE)
         await self._runner.setup()
         try:

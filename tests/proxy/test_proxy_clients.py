@@ -117,7 +117,6 @@ def test_responses_streamed_and_whole(proxy: ProxyThread, tmp_path: Path) -> Non
     assert answered["usage"]["read"] == whole.usage.input_tokens_details.cached_tokens
 
 
-@pytest.mark.slow
 def test_gemini_streamed_and_whole_with_the_key_in_a_header(
     proxy: ProxyThread, tmp_path: Path
 ) -> None:

@@ -98,6 +98,9 @@ ANTHROPIC_EVENTS = sse(
 GZIPPED_EVENTS = gzip.compress(ANTHROPIC_EVENTS, mtime=0)
 
 
+FIRST_EVENT = ANTHROPIC_EVENTS[: ANTHROPIC_EVENTS.index(b"\n\n") + 2]  # message_start
+
+
 def _chunk(data: bytes) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
@@ -125,7 +128,7 @@ async def resets_mid_stream(
     up: RawUpstream, r: asyncio.StreamReader, w: asyncio.StreamWriter
 ) -> None:
     await up.read_request(r)
-    w.write(_SSE_HEAD + b"\r\n" + _chunk(ANTHROPIC_EVENTS[:120]))
+    w.write(_SSE_HEAD + b"\r\n" + _chunk(FIRST_EVENT))
     await w.drain()
     w.transport.abort()
 
@@ -145,7 +148,7 @@ async def holds_mid_stream(
 ) -> None:
     """One event, then nothing until the proxy closes the connection (noted)."""
     await up.read_request(r)
-    w.write(_SSE_HEAD + b"\r\n" + _chunk(ANTHROPIC_EVENTS[:120]))
+    w.write(_SSE_HEAD + b"\r\n" + _chunk(FIRST_EVENT))
     await w.drain()
     while await r.read(1024):
         pass
