@@ -220,4 +220,45 @@ def line(facts: Facts, keyed: KeyedHash, hash_only: bool) -> dict[str, Any]:
     }
 
 
-__all__ = ["OUTCOMES", "Facts", "Outcome", "line"]
+def bare_line(facts: Facts, why: str) -> dict[str, Any]:
+    """The line of an exchange whose whole line could not be made: its outcome, times and the
+    hashes of its bytes, nothing read from its headers or body."""
+    return {
+        "kind": "exchange",
+        "n": facts.n,
+        "outcome": facts.outcome,
+        "error": f"its line could not be made: {why}",
+        "method": facts.method,
+        "path": facts.raw_path.partition("?")[0],
+        "shape": None,
+        "asked": None,
+        "model": None,
+        "account": None,
+        "prompt_cache_key": None,
+        "time": {
+            "start": round(facts.wall, 6),
+            "answered": _since(facts, facts.answered),
+            "first_byte": _since(facts, facts.first_byte),
+            "end": _since(facts, facts.end),
+        },
+        "request": {
+            "headers": [],
+            **_bytes(facts.request),
+            "truncated": facts.request.truncated,
+            "body": None,
+            "body_error": "not read",
+        },
+        "response": {
+            "status": facts.status,
+            "reason": facts.reason,
+            "headers": None,
+            "stream": facts.stream,
+            **_bytes(facts.response),
+            "truncated": facts.response.truncated,
+        },
+        "usage": None,
+        "usage_error": None,
+    }
+
+
+__all__ = ["OUTCOMES", "Facts", "Outcome", "bare_line", "line"]

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from ctxconf import __version__
 
-from .exchange import Facts, line
+from .exchange import Facts, bare_line, line
 from .forward import Forwarder, Settings, client_session
 from .live import Live
 from .record import Record, new_file
@@ -99,13 +99,7 @@ class Proxy:
             try:
                 return line(facts, self.keyed, hash_only)
             except Exception as e:  # never a lost exchange: what is sure of it is kept
-                return {
-                    "kind": "exchange",
-                    "n": facts.n,
-                    "outcome": facts.outcome,
-                    "error": f"its line could not be made: {type(e).__name__}",
-                    "method": facts.method,
-                }
+                return bare_line(facts, type(e).__name__)
 
         self.record.submit(make, self.live.show)
 

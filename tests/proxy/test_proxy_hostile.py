@@ -10,9 +10,11 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
+
 from ctxconf.proxy import ProxyThread
 from tests.proxy import upstreams
-from tests.proxy.helpers import WAIT, exchanges, post, proxied, recorded, wait_for
+from tests.proxy.helpers import WAIT, exchanges, lines, post, proxied, recorded, wait_for
 from tests.proxy.upstreams import ANTHROPIC_EVENTS, FIRST_EVENT, GZIPPED_EVENTS, RawUpstream
 
 BODY = json.dumps({"model": "claude-x", "messages": [{"role": "user", "content": "go"}]}).encode()
@@ -186,3 +188,40 @@ def test_the_bytes_go_as_they_came_and_compression_passes_raw(tmp_path: Path) ->
     (line,) = exchanges(tmp_path)
     assert line["request"]["body"] == {"z": 1, "model": "m", "messages": []}
     assert line["usage"]["read"] == 100 and line["usage"]["output"] == 7
+
+
+def test_an_exchange_in_flight_when_the_proxy_stops_is_recorded_interrupted(
+    tmp_path: Path,
+) -> None:
+    with RawUpstream(upstreams.holds_mid_stream) as up:
+        with proxied(up.url, tmp_path) as running:
+            host, port = running.url.removeprefix("http://").split(":")
+            client = socket.create_connection((host, int(port)), timeout=WAIT)
+            try:
+                head = f"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: {len(BODY)}"
+                client.sendall(head.encode() + b"\r\n\r\n" + BODY)
+                got = b""
+                while b"message_start" not in got:
+                    got += client.recv(65536)
+            except BaseException:
+                client.close()
+                raise
+        client.close()  # only once the proxy has stopped
+        wait_for(up.peer_closed.is_set, "the upstream's connection closed by the proxy")
+    (line,) = exchanges(tmp_path)
+    assert line["outcome"] == "interrupted" and line["usage"]["read"] == 100
+    assert [row["kind"] for row in lines(tmp_path)][-1] == "end"
+
+
+def test_a_line_that_cannot_be_made_is_still_a_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> dict[str, object]:
+        raise KeyError("planted")
+
+    monkeypatch.setattr("ctxconf.proxy.serve.line", broken)
+    with RawUpstream(upstreams.answers_500) as up, proxied(up.url, tmp_path) as running:
+        post(running.url, "/v1/messages", BODY, JSON)
+    (line,) = exchanges(tmp_path)
+    assert line["error"] == "its line could not be made: KeyError"
+    assert line["response"]["status"] == 500
