@@ -10,6 +10,7 @@ INSTALLED_AS = {
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
     "audit": "ctxconf.audit",
+    "proxy": "ctxconf.proxy",
     "spec": "ctxconf.spec",
     "schemas": "ctxconf.schemas",
 }

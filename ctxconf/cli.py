@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "fuzz": "Search for sessions where an implementation departs from the reference.",
     "probe": "Check a real, unmodified harness from the outside, against a mock model.",
     "audit": "Read your session records: which requests lost the cache, why, at what cost.",
+    "proxy": "Record a harness's real traffic through a reverse proxy in front of its provider.",
 }
 
 __all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]

@@ -1,5 +1,5 @@
 """docs/architecture.md is the map of the tree: it names every top-level folder, every area of
-`reference/areas.py`, every module of the two ways in and of what they share, every helper
+`reference/areas.py`, every module of the ways in and of what they share, every helper
 package, and every path it names exists."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from tests.paths import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
 # The folders whose every module the page names: the ways in, and what they share.
-NAMED_MODULES = ("runner", "probe", "audit", "ctxconf/cache", "ctxconf/shapes")
+NAMED_MODULES = ("runner", "probe", "audit", "proxy", "ctxconf/cache", "ctxconf/shapes")
 # A path the page names: `reference/areas.py`, `probe/checks/`, `ctxconf/userfiles/atomic.py`.
 _PATH = re.compile(r"(?<![\w./<-])((?:[a-z_]+/)+(?:[a-z_]+\.(?:py|md|json|sh))?)(?![\w<])")
 
@@ -68,7 +68,7 @@ def named_but_absent(doc: str) -> list[str]:
     """Paths the page names that the tree does not have (resolved from the root, or inside one
     of the folders the page lists them under)."""
     bases = [ROOT, ROOT / "ctxconf", ROOT / "reference", ROOT / "runner", ROOT / "probe"]
-    bases += [ROOT / "audit"]
+    bases += [ROOT / "audit", ROOT / "proxy"]
     bases += [ROOT / "ctxconf" / "cache", ROOT / "ctxconf" / "shapes"]
     bases += [ROOT / "tests", ROOT / "spec", ROOT / "probe" / "data"]
     bases += [ROOT / "reference" / area for area in _folders()]

@@ -1,8 +1,8 @@
 """One import direction, layer by layer: the reference depends on nothing of ours; the helpers on
-the reference; what the ways in share (the cache audit, the API shapes) on those; the two ways in
-(the runner, the probe) on all of them and never on each other; the tools on those; the command
-line on everything. Read from the source with `ast`, so no import runs. docs/architecture.md
-draws the same layers."""
+the reference; what the ways in share (the cache audit, the API shapes) on those; the ways in
+(the runner, the probe, the audit, the proxy) on all of them and never on each other; the tools
+on those; the command line on everything. Read from the source with `ast`, so no import runs.
+docs/architecture.md draws the same layers."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ PACKAGES = {
     "runner": "ctxconf.runner",
     "probe": "ctxconf.probe",
     "audit": "ctxconf.audit",
+    "proxy": "ctxconf.proxy",
     "ctxconf": "ctxconf",
 }
 # The layers, lowest first; a module imports from its own layer and those below it. Within the
@@ -39,7 +40,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "ctxconf.spectext",
     ),
     "shared by the ways in": ("ctxconf.cache", "ctxconf.shapes"),
-    "ways in": ("ctxconf.runner", "ctxconf.probe", "ctxconf.audit"),
+    "ways in": ("ctxconf.runner", "ctxconf.probe", "ctxconf.audit", "ctxconf.proxy"),
     "tools": ("ctxconf.spectools", "ctxconf.fuzzing", "ctxconf.pytest_plugin"),
     "command line": ("ctxconf.cli", "ctxconf.commands", "ctxconf.about", "ctxconf.__main__"),
 }
@@ -141,7 +142,7 @@ def test_the_reference_imports_nothing_of_ours() -> None:
     assert _breaks("reference", lambda name: _within(name, "ctxconf.reference")) == []
 
 
-@pytest.mark.parametrize("folder", ["runner", "probe"])
+@pytest.mark.parametrize("folder", ["runner", "probe", "proxy"])
 def test_the_ways_in_use_the_reference_through_its_public_surface_only(folder: str) -> None:
     def allowed(name: str) -> bool:
         return not _within(name, "ctxconf.reference") or name == "ctxconf.reference"
@@ -157,6 +158,10 @@ def test_the_ways_in_use_the_reference_through_its_public_surface_only(folder: s
         ("ctxconf.runner.engine", "ctxconf.probe.server", True),
         ("ctxconf.probe.harness", "ctxconf.spectools.validate", True),
         ("ctxconf.commands.probe", "ctxconf.probe.command", False),
+        ("ctxconf.proxy.apis", "ctxconf.shapes", False),
+        ("ctxconf.proxy.forward", "ctxconf.probe.shapes", True),
+        ("ctxconf.proxy.apis", "ctxconf.probe.server", True),
+        ("ctxconf.audit.sessions", "ctxconf.proxy.record", True),
         ("ctxconf.reference.context", "ctxconf.errors", True),
         ("ctxconf.shapes.registry", "ctxconf.cache.providers", False),
         ("ctxconf.cache.units", "ctxconf.shapes.shape", True),

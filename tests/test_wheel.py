@@ -120,6 +120,7 @@ _INSTALLED_AS = {
     "ctxconf": "ctxconf",
     "reference": "ctxconf/reference",
     "runner": "ctxconf/runner",
+    "proxy": "ctxconf/proxy",
     "spec": "ctxconf/spec",
     "schemas": "ctxconf/schemas",
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# mypy --strict over the package as it installs: ctxconf/, with reference/, runner/, probe/ and audit/
-# in it.
+# mypy --strict over the package as it installs: ctxconf/, with reference/, runner/, probe/,
+# audit/ and proxy/ in it.
 # mypy cannot follow setuptools' package-dir mapping, so it checks a tree of links laid out as
 # the wheel lays the package out.
 set -euo pipefail
@@ -13,5 +13,6 @@ ln -s "$root/reference" "$tree/ctxconf/reference"
 ln -s "$root/runner" "$tree/ctxconf/runner"
 ln -s "$root/probe" "$tree/ctxconf/probe"
 ln -s "$root/audit" "$tree/ctxconf/audit"
+ln -s "$root/proxy" "$tree/ctxconf/proxy"
 cd "$tree"
 python -m mypy --strict --config-file "$root/pyproject.toml" -p ctxconf "$@"

@@ -1,0 +1,79 @@
+"""`ctxconf proxy`: a recording reverse proxy between a harness and its provider."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ctxconf.errors import CtxconfError
+from ctxconf.exitcodes import EXIT_USAGE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="the provider's base URL, as https://api.anthropic.com; the harness's base URL "
+        "then points at the proxy",
+    )
+    parser.add_argument(
+        "--listen",
+        default="127.0.0.1:8787",
+        metavar="[HOST:]PORT",
+        help="where to listen (default 127.0.0.1:8787; port 0 picks a free one, printed)",
+    )
+    parser.add_argument(
+        "--record",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="the folder of the records: one JSON-lines file per run, and the salt of its hashes",
+    )
+    parser.add_argument(
+        "--hash-only",
+        action="store_true",
+        help="keep sha256 hashes of each body's parts (tools, system blocks, messages' blocks) "
+        "and none of its text",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --listen address other than the loopback",
+    )
+    parser.add_argument(
+        "--body-limit",
+        type=_size,
+        metavar="BYTES",
+        help="the most of one body the record keeps (default 64 MiB); a longer one is "
+        "forwarded whole and recorded as truncated",
+    )
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give at least 1 byte")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxconf.proxy import options, run_proxy
+
+    try:
+        chosen = options(
+            args.upstream,
+            args.listen,
+            args.record,
+            allow_remote=args.allow_remote,
+            hash_only=args.hash_only,
+            body_limit=args.body_limit,
+        )
+        return run_proxy(chosen, sys.stdout)
+    except CtxconfError as e:
+        print(f"ctxconf proxy: {e.describe()}", file=sys.stderr)
+        return EXIT_USAGE

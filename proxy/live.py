@@ -1,0 +1,76 @@
+"""What the console shows while the proxy runs: a line per exchange as it ends (its number,
+status, model, the provider's input, read and written tokens, its time, and how it ended when
+not whole), and at the end a summary of the run."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Any, TextIO
+
+
+def _count(value: Any) -> str:
+    return "-" if not isinstance(value, int) else f"{value:,}"
+
+
+def exchange_line(data: dict[str, Any]) -> str:
+    usage = data.get("usage") or {}
+    response = data.get("response") or {}
+    status = response.get("status")
+    end = (data.get("time") or {}).get("end")
+    parts = [
+        f"#{data['n']}",
+        str(status) if status is not None else "---",
+        data.get("model") or data.get("path") or "?",
+        f"in {_count(usage.get('input'))}",
+        f"read {_count(usage.get('read'))}",
+        f"written {_count(usage.get('written'))}",
+        f"{end:.2f} s" if isinstance(end, (int, float)) else "- s",
+    ]
+    if data.get("outcome") != "complete":
+        said = f": {data['error']}" if data.get("error") else ""
+        parts.append(f"[{data.get('outcome')}{said}]")
+    return "  ".join(parts)
+
+
+class Live:
+    """The console's lines, and the tally the summary is made of."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.outcomes: Counter[str] = Counter()
+        self.tokens: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def show(self, data: dict[str, Any]) -> None:
+        with self._lock:
+            self.outcomes[str(data.get("outcome"))] += 1
+            for name in ("input", "read", "written", "output"):
+                value = (data.get("usage") or {}).get(name)
+                if isinstance(value, int):
+                    self.tokens[name] += value
+            print(exchange_line(data), file=self.out, flush=True)
+
+    def summary(self) -> str:
+        with self._lock:
+            total = sum(self.outcomes.values())
+            ended = ", ".join(f"{n} {name}" for name, n in sorted(self.outcomes.items()))
+            tokens = self.tokens
+            share = f" ({tokens['read'] / tokens['input']:.0%} read)" if tokens["input"] else ""
+            return (
+                f"{total} request{'s' if total != 1 else ''}"
+                + (f" ({ended})" if ended else "")
+                + f"; input {tokens['input']:,} tokens{share}, read {tokens['read']:,}, "
+                f"written {tokens['written']:,}, output {tokens['output']:,}"
+            )
+
+    def counts(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "exchanges": sum(self.outcomes.values()),
+                "outcomes": dict(self.outcomes),
+                "tokens": dict(self.tokens),
+            }
+
+
+__all__ = ["Live", "exchange_line"]

@@ -1,0 +1,28 @@
+"""The proxy benchmark runs to the end on short streams and prints a row per concurrency.
+
+Only that it completes: timings depend on the machine, so nothing here asserts on them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.paths import ROOT
+
+pytestmark = pytest.mark.slow  # runs a benchmark, and a proxy process
+
+
+def test_the_quick_run_prints_a_row_per_concurrency() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "proxy_bench.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split("|")[1].strip() for row in rows[1:]] == ["1", "8"]
