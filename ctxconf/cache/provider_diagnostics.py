@@ -21,7 +21,7 @@ name a part the simulator's figures saw kept, nor miss one it saw changed.
   effort, verbosity, a compaction, the input: `cache_miss` with that `reason`,
   `cache_missed_tokens` and `comparison_reusable_tokens`; `cache_hit`;
   `comparison_response_not_found`; `unavailable` for a model before GPT-5.6 or a compared prompt
-  under 1,024 tokens.
+  under 1,024 tokens. Every response's fingerprint is kept: any recent one may be named.
 
 Token counts are the token estimate of the units' bytes (`tokens.py`): as the providers say of
 theirs, a magnitude, not a bill; a missed count is what the earlier prompt held past the first
@@ -107,9 +107,12 @@ class Fingerprints:
 
 
 def keeps(ask: DiagnosticsAsk, options: DiagnosticsOptions) -> bool:
-    """Whether the provider keeps a fingerprint of the request: in Anthropic's beta, the header
-    alone decided; else the opt-in does."""
-    if ask.provider == "anthropic" and options.beta:
+    """Whether the provider keeps a fingerprint of the request: OpenAI of every response (any
+    recent one can be named for comparison); Anthropic of one that opted in, or in its beta,
+    of one that sent the header."""
+    if ask.provider == "openai":
+        return True
+    if options.beta:
         return ask.header
     return ask.opted_in
 

@@ -199,15 +199,17 @@ def _invalid_type(param: str, value: Any, expected: str) -> Refusal:
 
 def diagnostics(body: Mapping[str, Any], headers: Headers) -> DiagnosticsAsk | Refusal | None:
     """`prompt_cache_options.comparison_response_id`: the response to compare with; a field of
-    another type is the API's 400, as it words one."""
+    another type is the API's 400, as it words one. A request that names none asks nothing, yet
+    its response can be compared with later."""
+    nothing = DiagnosticsAsk("openai", False, None)
     options = body.get("prompt_cache_options")
     if options is None:
-        return None
+        return nothing
     if not isinstance(options, Mapping):
         return _invalid_type("prompt_cache_options", options, "an object")
     against = options.get("comparison_response_id")
     if against is None:
-        return None
+        return nothing
     if not isinstance(against, str):
         param = "prompt_cache_options.comparison_response_id"
         return _invalid_type(param, against, "a string")
