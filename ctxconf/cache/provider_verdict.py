@@ -7,7 +7,7 @@ users' records and by the probe beside the diagnostics its mock gave
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +94,16 @@ def no_change(provider: str) -> ProviderVerdict:
     return ProviderVerdict(provider, "no-change")
 
 
+# Kinds of ours that say the request itself changed, by name or, ending in "-", by start.
+_CHANGES = ("model", "parameter", "system-", "tools-", "tool-", "message-")
+
+
+def changed_kind(kinds: Sequence[str]) -> str | None:
+    """The first of a diagnosis's cause kinds that says the request changed, the one a provider's
+    verdict speaks of (its marks, a lifetime or a rounding are no change); None: none did."""
+    return next((k for k in kinds if _matches(k, _CHANGES)), None)
+
+
 def verdict_words(verdict: ProviderVerdict, kind: str | None) -> str:
     """The provider's verdict beside a cause kind of ours (None: nothing changed), in words:
     "the provider says tools_changed — agrees", "… — disagrees: ctxconf finds …"."""
@@ -105,7 +115,7 @@ def verdict_words(verdict: ProviderVerdict, kind: str | None) -> str:
         return f"the provider says {said} — no verdict to hold ctxconf's cause against"
     if agrees:
         return f"the provider says {said} — agrees"
-    ours = "no change of the request" if kind is None else kind
+    ours = "no change that cost a read" if kind is None else kind
     return f"the provider says {said} — disagrees: ctxconf finds {ours}"
 
 
@@ -129,6 +139,7 @@ __all__ = [
     "INCONCLUSIVE",
     "ProviderVerdict",
     "agreement",
+    "changed_kind",
     "no_change",
     "read_verdict",
     "verdict_words",

@@ -11,7 +11,10 @@ from typing import Any
 
 import pytest
 
+from ctxconf.cache import bundled_prices
 from ctxconf.cache.provider_diagnostics import ANTHROPIC_BETA, DiagnosticsOptions
+from ctxconf.probe import usage_figures
+from ctxconf.probe.records import SessionRun
 from ctxconf.probe.scenario import Step
 from ctxconf.probe.server import MockServer, Script, read_log
 
@@ -207,3 +210,26 @@ def test_responses_diagnose_against_the_comparison_response(mock: MockServer) ->
     assert older.prompt_cache_diagnostics.type == "unavailable"
     assert refused.value.body["code"] == "invalid_type"
     assert refused.value.body["param"] == "prompt_cache_options.comparison_response_id"
+
+
+# --- the provider's verdict in the results ----------------------------------------------------
+
+
+def test_the_results_hold_the_providers_verdict_beside_ctxconfs_cause(mock: MockServer) -> None:
+    with _claude(mock) as client:
+        first = _ask(client, None).parse()
+        renamed = _ask(client, first.id, tool="read_file").parse()
+        _ask(client, renamed.id, tool="read_file")
+    session = SessionRun(0, None, read_log(mock.model.log), [])
+    rows = usage_figures.to_data(usage_figures.session_figures(session, bundled_prices()))
+    shown = [r["provider_verdict"] for r in rows["sessions"][0]["requests"]]
+    assert shown[0] is None  # the first turn compares nothing: its null says nothing
+    missed = renamed.diagnostics.cache_miss_reason.cache_missed_input_tokens
+    assert shown[1] == {
+        "reason": "tools_changed",
+        "missed": missed,
+        "agrees": True,
+        "words": f"the provider says tools_changed ({missed:,} tokens by its estimate) — agrees",
+    }
+    assert rows["sessions"][0]["requests"][1]["diagnosis"]["causes"][0]["kind"] == "tools-added"
+    assert shown[2] is not None and shown[2]["reason"] == "no-change" and shown[2]["agrees"]
