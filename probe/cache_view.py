@@ -81,6 +81,8 @@ class Bar:
     lost_usd: str | None
     lost_other: int
     lost_other_usd: str | None
+    # The provider's own diagnostics beside our cause, in words; None where none was answered.
+    provider: str | None = None
 
 
 def bars(session: dict[str, Any]) -> list[Bar]:
@@ -107,6 +109,7 @@ def bars(session: dict[str, Any]) -> list[Bar]:
                 diagnosis.get("lost_usd"),
                 int(diagnosis.get("lost_other", 0)),
                 diagnosis.get("lost_other_usd"),
+                (r.get("provider_verdict") or {}).get("words"),
             )
         )
     return out

@@ -477,6 +477,8 @@ class _Session:
             compact_marker=self.scenario.turns[0].user if compact is not None else "",
             pauses=self.scenario.pauses(),
             said=tuple(turn.user for turn in self.scenario.turns),
+            served_models=profile.served_models,
+            diagnostics=self.scenario.diagnostics,
         )
         with MockServer(script, self.log) as mock:
             self.base_url = mock.base_url

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ctxconf.shapes.answers import Reply
@@ -120,6 +121,29 @@ def _mapped(
 
 
 def map_step(
+    step: Step,
+    tools: Sequence[Tool],
+    workdir: str,
+    call_id: str,
+    text_tool: str | None = None,
+    text_command: str | None = None,
+    tool_map: Mapping[str, ToolMap] | None = None,
+) -> Reply:
+    """The reply that plays `step` with the tools offered: its call, with the text said before
+    it and the further calls of the same answer (each a call of its own, `call_id` numbered),
+    where the step has them."""
+    reply = _map_one(step, tools, workdir, call_id, text_tool, text_command, tool_map)
+    if reply.tool is None or not (step.say or step.more):
+        return reply
+    more = [
+        _map_one(extra, tools, workdir, f"{call_id}_{n}", None, None, tool_map)
+        for n, extra in enumerate(step.more, 1)
+    ]
+    calls = tuple(call for extra in more for call in extra.calls)
+    return replace(reply, text=step.say or "", more=calls)
+
+
+def _map_one(
     step: Step,
     tools: Sequence[Tool],
     workdir: str,

@@ -115,6 +115,8 @@ class Profile:
     instructions_file: str | None = None  # relative to the work folder
     mcp: McpConfig | None = None
     commands: Mapping[str, Command] = field(default_factory=dict)
+    # The name the provider answers with for a model the harness asks for (a dated one).
+    served_models: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def plays_one_turn(self) -> bool:
@@ -198,6 +200,7 @@ def profile_from_data(
         instructions_file=data.get("instructions_file"),
         mcp=_mcp(data.get("mcp")),
         commands=_commands(data.get("commands", {})),
+        served_models=data.get("served_models", {}),
     )
 
 

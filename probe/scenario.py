@@ -9,12 +9,13 @@ mock indexes by the number of assistant turns a request carries.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ctxconf.cache.provider_diagnostics import RETENTION_SECONDS, DiagnosticsOptions
 from ctxconf.userfiles.limits import LimitError, parse_json
 
 from .errors import ProbeDataError
@@ -26,6 +27,10 @@ class Step:
     kind: str  # "read", "bash" or "text"
     value: str  # the path, the command or the text
     label: str | None  # what a check looks for: "reread", "long-output", …
+    # A call's step only: the text said before the call, and the further calls of the same
+    # answer (an answer of several blocks, as models give).
+    say: str | None = None
+    more: tuple[Step, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class Scenario:
     # server's tools (listed once the first request has come).
     instructions: str | None = None
     mcp_tools: tuple[str, ...] = ()
+    # How the mock gives the providers' own cache diagnostics.
+    diagnostics: DiagnosticsOptions = field(default_factory=DiagnosticsOptions)
 
     def steps(self) -> list[Step]:
         return [step for turn in self.turns for step in turn.steps]
@@ -106,8 +113,14 @@ class Scenario:
 def _step(data: dict[str, Any]) -> Step:
     for kind in ("read", "bash", "text"):
         if kind in data:
-            return Step(kind, str(data[kind]), data.get("label"))
+            more = tuple(_step(call) for call in data.get("with", ()))
+            return Step(kind, str(data[kind]), data.get("label"), data.get("say"), more)
     raise AssertionError("the schema allows no other step")  # pragma: no cover
+
+
+def _diagnostics(data: dict[str, Any]) -> DiagnosticsOptions:
+    retention = data.get("retention_s", RETENTION_SECONDS)
+    return DiagnosticsOptions(bool(data.get("beta")), bool(data.get("pending")), float(retention))
 
 
 def _clock(value: str | None) -> datetime | None:
@@ -193,6 +206,7 @@ def scenario_from_data(data: Any, source: str) -> Scenario:
         ),
         instructions=data.get("instructions"),
         mcp_tools=tuple(data.get("mcp", {}).get("tools", ())),
+        diagnostics=_diagnostics(data.get("diagnostics", {})),
     )
 
 

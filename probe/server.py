@@ -12,6 +12,13 @@ the cache audit's: each answered request is played with the session's earlier on
 provider's rules (`cache_session.py`), and a request that provider refuses is answered with its
 API's error, as is a body whose tool results do not follow their calls (each shape's `refuse`),
 never played.
+
+Each answer names the model the request asked for (or the dated name a profile says the provider
+returns for it), carries an id in the provider's form and, where the API has one, the request's
+id in its header (`request-id`, `x-request-id`). A request that asks for the provider's cache
+diagnostics (Anthropic's `diagnostics`, OpenAI Responses' `comparison_response_id`) gets them as
+that provider answers them, from the same played requests that give the usage
+(`ctxconf/cache/provider_diagnostics.py`); a malformed ask is the API's 400, never played.
 """
 
 from __future__ import annotations
@@ -26,12 +33,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from ctxconf.shapes import answers, read_request, route_of, shape_named
-from ctxconf.shapes.answers import Reply, Tokens
+from ctxconf.cache.provider_diagnostics import (
+    DiagnosticsAsk,
+    DiagnosticsOptions,
+    Fingerprints,
+    carries,
+    diagnostics,
+    keeps,
+)
+from ctxconf.shapes import ApiShape, answers, read_request, route_of, shape_named
+from ctxconf.shapes.answers import Answer, Reply, Tokens
+from ctxconf.shapes.shape import Refusal
 from ctxconf.shapes.wire import Request, Shape, ends_with_own_prompt
 
 from .bodies import Refused, read_body
-from .cache_session import SessionCache, scrubbed_body
+from .cache_session import Played, SessionCache, model_in_path, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
 from .tool_map import ToolMap
@@ -72,6 +88,10 @@ class Script:
     # The scenario's user messages: a request that ends with a prompt of the harness's own after
     # a history holding them is a side request (a title, a summary) and plays no step.
     said: tuple[str, ...] = ()
+    # The name the provider answers with for a model asked for by another (a dated one).
+    served_models: Mapping[str, str] = field(default_factory=dict)
+    # How the provider's own cache diagnostics are given, where a request asks for them.
+    diagnostics: DiagnosticsOptions = field(default_factory=DiagnosticsOptions)
 
 
 def redact_path(path: str) -> str:
@@ -111,6 +131,33 @@ class MockModel:
         self.answered_changed = threading.Condition(self.lock)
         self.rebase_from: dict[str, int] = {}
         self.paused: set[int] = set()
+        self.fingerprints = Fingerprints(script.diagnostics.retention)
+
+    def served_model(self, body: Mapping[str, Any], path: str) -> str:
+        """The model an answer names: the one asked for (in the body, or Gemini's path), or the
+        name the provider gives it."""
+        asked = body.get("model")
+        name = asked if isinstance(asked, str) and asked else model_in_path(path)
+        if not name:
+            return answers.MODEL
+        return self.script.served_models.get(name, name)
+
+    def diagnose(self, ask: DiagnosticsAsk | None, played: Played, answer_id: str) -> Any:
+        """(whether the answer carries the field, its value), the fingerprint kept where the
+        provider keeps one."""
+        options = self.script.diagnostics
+        if ask is None:
+            return False, None
+        request = played.request
+        with self.lock:
+            earlier = None
+            if ask.against is not None:
+                earlier = self.fingerprints.find(ask.against, request.time)
+            if keeps(ask, options):
+                self.fingerprints.keep(answer_id, request)
+        if not carries(ask, options):
+            return False, None
+        return True, diagnostics(ask, earlier, request, options)
 
     def pause_before(self, step: int | None) -> None:
         """The first request of a turn that pauses moves the cache's clock on, once."""
@@ -224,19 +271,23 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # a harness's traffic is the log
         return
 
-    def _send_json(self, status: int, data: Any) -> None:
+    def _send_json(self, status: int, data: Any, headers: Mapping[str, str] | None = None) -> None:
         payload = json.dumps(data).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
 
-    def _send_events(self, events: list[answers.Event]) -> None:
+    def _send_events(self, events: list[answers.Event], headers: Mapping[str, str]) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.end_headers()
         for event in events:
             data = answers.encode(event)
@@ -300,14 +351,18 @@ class _Handler(BaseHTTPRequestHandler):
         headers: list[tuple[str, str]],
     ) -> None:
         spoken = shape_named(shape)
+        named = _request_header(spoken)
         request = spoken.parse(body, kind == "stream")
         if kind == "count" and spoken.count is not None:
             total = read_request(shape, body).tokens
             self.server.model.record({**entry, "kind": "count", "body": body})
-            self._send_json(200, spoken.count(total))
+            self._send_json(200, spoken.count(total), named)
             return
-        refusal = spoken.refuse(body)
-        if refusal is not None:  # the API takes no history whose results do not follow calls
+        # The API takes no history whose results do not follow calls, nor a malformed ask for
+        # its diagnostics: either is its 400, and the request is never played.
+        asked = spoken.diagnostics(body, headers) if spoken.diagnostics is not None else None
+        refusal = asked if isinstance(asked, Refusal) else spoken.refuse(body)
+        if refusal is not None:
             self.server.model.record(
                 {
                     **entry,
@@ -317,8 +372,9 @@ class _Handler(BaseHTTPRequestHandler):
                     "status": refusal.status,
                 }
             )
-            self._send_json(refusal.status, dict(refusal.body))
+            self._send_json(refusal.status, dict(refusal.body), named)
             return
+        ask = asked if isinstance(asked, DiagnosticsAsk) else None
         model = self.server.model
         step = model.step_of(request)
         model.pause_before(step)
@@ -336,7 +392,7 @@ class _Handler(BaseHTTPRequestHandler):
                 }
             )
             status = error.status if error is not None else 400
-            self._send_json(status, dict(error.body) if error is not None else {})
+            self._send_json(status, dict(error.body) if error is not None else {}, named)
             return
         tokens = Tokens(
             figures.input_total,
@@ -346,6 +402,17 @@ class _Handler(BaseHTTPRequestHandler):
             figures.cache_write_1h,
         )
         reply = model.reply(request, step)
+        answer_id = spoken.ids.answer()
+        diagnosed, found = model.diagnose(ask, played, answer_id)
+        answer = Answer(
+            reply,
+            tokens,
+            answer_id,
+            int(time.time()),
+            model.served_model(body, self.path),
+            found,
+            diagnosed,
+        )
         if step is not None:
             model.signal_first()
         edited = model.edit_before(step)
@@ -353,13 +420,16 @@ class _Handler(BaseHTTPRequestHandler):
             entry = {**entry, "edited": edited}
         if step is not None and step in model.script.compact_steps:
             entry = {**entry, "compaction": True}
+        if diagnosed:
+            entry = {**entry, "diagnostics": found}
         self.server.model.record(
             {
                 **entry,
                 "kind": "answer",
                 "body": body,
                 "step": step,
-                "reply": {"text": reply.text, "tool": reply.tool, "arguments": reply.arguments},
+                "reply": _logged(reply),
+                "answer": {"id": answer.id, "model": answer.model, **named},
                 "usage": {
                     "input_total": tokens.input_total,
                     "cached": tokens.cached,
@@ -373,13 +443,31 @@ class _Handler(BaseHTTPRequestHandler):
         hold = self.server.model.script.holds.get(step) if step is not None else None
         if hold:
             time.sleep(hold)
-        rid, created = f"probe{self.server.model.count}", int(time.time())
         if request.stream:
-            self._send_events(spoken.events(reply, tokens, rid, created, request.include_usage))
+            self._send_events(spoken.events(answer, request.include_usage), named)
         else:
-            self._send_json(200, spoken.body(reply, tokens, rid, created))
+            self._send_json(200, spoken.body(answer), named)
         if step is not None:
             self.server.model.mark_answered(step)
+
+
+def _request_header(shape: ApiShape) -> dict[str, str]:
+    """The header naming the request, with a new id, where the API sends one."""
+    ids = shape.ids
+    if ids.request_header is None or ids.request is None:
+        return {}
+    return {ids.request_header: ids.request()}
+
+
+def _logged(reply: Reply) -> dict[str, Any]:
+    """The reply as the log keeps it: the first call's fields, as the checks read them, and
+    every call where there are several."""
+    logged: dict[str, Any] = {"text": reply.text, "tool": reply.tool, "arguments": reply.arguments}
+    if reply.more:
+        logged["calls"] = [
+            {"tool": c.tool, "arguments": c.arguments, "id": c.call_id} for c in reply.calls
+        ]
+    return logged
 
 
 class _Server(ThreadingHTTPServer):

@@ -1,6 +1,7 @@
 """A recorded session's prompt-cache figures: its requests played again as the mock played them
 (the same bodies, caching headers, times and provider), each request's input, read, written and
-uncached tokens, the diagnosis of each that read less than it could have, and the session's
+uncached tokens, the diagnosis of each that read less than it could have (beside the provider's
+own verdict, where the mock's answer carried its cache diagnostics), and the session's
 totals, hit rate, cost at a price table, and what was lost: to the harness (its changes and its
 marks) apart from lifetimes and the provider's rounding and minimums, in tokens and in dollars
 at the price those tokens were billed.
@@ -22,6 +23,14 @@ from ctxconf.cache import (
     loss_cost,
     request_cost,
 )
+from ctxconf.cache.provider_verdict import (
+    ProviderVerdict,
+    agreement,
+    changed_kind,
+    no_change,
+    read_verdict,
+    verdict_words,
+)
 from ctxconf.shapes import read_request
 
 from .harness import SessionRun
@@ -39,6 +48,13 @@ class RequestFigures:
     cost: Decimal | None  # US dollars; None without a price
     lost_usd: Decimal | None = None  # what the harness's loss cost over reading it
     other_usd: Decimal | None = None  # what lifetimes, rounding and minimums cost
+    verdict: ProviderVerdict | None = None  # the provider's own, where a comparison was asked
+
+    @property
+    def changed(self) -> str | None:
+        """Our cause kind that says the request changed; None: nothing did."""
+        causes = self.diagnosis.causes if self.diagnosis is not None else ()
+        return changed_kind([c.kind for c in causes])
 
     @property
     def lost(self) -> int:
@@ -93,6 +109,19 @@ def _sum(costs: Sequence[Decimal | None]) -> Decimal | None:
     if any(c is None for c in costs):
         return None
     return sum((c for c in costs if c is not None), Decimal(0))
+
+
+def provider_verdict(entry: dict[str, Any], provider: str) -> ProviderVerdict | None:
+    """The provider's verdict the mock's answer carried: None where it asked no comparison (no
+    diagnostics, or Anthropic's `previous_message_id: null`, whose `null` says nothing)."""
+    if "diagnostics" not in entry:
+        return None
+    found = entry["diagnostics"]
+    if found is not None:
+        return read_verdict(found)
+    asked = entry.get("body", {}).get("diagnostics")
+    compared = isinstance(asked, dict) and asked.get("previous_message_id") is not None
+    return no_change(provider) if compared else None
 
 
 def _played(session: SessionRun) -> dict[str, list[dict[str, Any]]]:
@@ -161,6 +190,7 @@ def session_figures(session: SessionRun, prices: PriceTable) -> list[SessionFigu
                     cost,
                     lost_usd,
                     other_usd,
+                    provider_verdict(entry, provider),
                 )
             )
         out.append(SessionFigures(session.index, provider, tuple(rows), tuple(used.values())))
@@ -200,6 +230,19 @@ def _diagnosis(request: RequestFigures, numbers: Sequence[int]) -> dict[str, Any
             }
             for c in diagnosis.causes
         ],
+    }
+
+
+def _verdict(request: RequestFigures) -> dict[str, Any] | None:
+    verdict = request.verdict
+    if verdict is None:
+        return None
+    changed = request.changed
+    return {
+        "reason": verdict.reason,
+        "missed": verdict.missed,
+        "agrees": agreement(verdict, changed),
+        "words": verdict_words(verdict, changed),
     }
 
 
@@ -252,6 +295,7 @@ def to_data(sessions: Sequence[SessionFigures]) -> dict[str, Any]:
                         "cost_usd": _money(r.cost),
                         "headers": r.headers,
                         "diagnosis": _diagnosis(r, numbers),
+                        "provider_verdict": _verdict(r),
                     }
                     for r in s.requests
                 ],
@@ -264,6 +308,7 @@ __all__ = [
     "RequestFigures",
     "SessionFigures",
     "played_requests",
+    "provider_verdict",
     "session_figures",
     "to_data",
 ]

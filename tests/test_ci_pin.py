@@ -56,6 +56,7 @@ EVERY_FIELD: dict[str, Any] = {
     "setup": ["my-harness", "login", "--local"],
     "text_tool": "finish",
     "text_command": "echo done",
+    "served_models": {"my-model": "my-model-2026-12-01"},
     "clock": "static",
     "clock_note": "a static binary: libfaketime cannot move it",
     "timeout": 120,

@@ -14,6 +14,16 @@ from typing import Literal
 Section = Literal["tools", "system", "messages"]
 # The parameters that fork a cache; a simulator says which of them it keys on.
 PARAMS = ("model", "thinking", "effort", "tool_choice", "prompt_cache_key", "images")
+# Parameters that fork no simulated cache but that a provider's own diagnostics compare
+# (`provider_diagnostics.py`): a difference there is a reason of its own.
+DIAGNOSED = (
+    "context_management",
+    "output_config",
+    "output_format",
+    "service_tier",
+    "text_format",
+    "verbosity",
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,8 @@ class CacheRequest:
     model: str
     units: tuple[Unit, ...]
     tools: tuple[ToolSpec, ...]
-    params: Mapping[str, str | None]  # each of PARAMS: canonical JSON text, None when absent
+    # Each of PARAMS and DIAGNOSED: canonical JSON text, None when absent.
+    params: Mapping[str, str | None]
     settings: CacheSettings = field(default_factory=CacheSettings)
     headers: tuple[tuple[str, str], ...] = ()  # the caching headers (credentials.py)
     number: int | None = None  # its number in the session's log, for the words about it
@@ -93,6 +104,7 @@ def request_name(requests: Sequence[CacheRequest], index: int) -> str:
 
 
 __all__ = [
+    "DIAGNOSED",
     "PARAMS",
     "CacheRequest",
     "CacheSettings",

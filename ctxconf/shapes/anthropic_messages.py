@@ -3,8 +3,12 @@
 The request: `tools`, then `system` (a string or blocks), then each message's blocks; calls are
 `tool_use` blocks, results `tool_result` blocks of a user message (in the very next message, or
 the API refuses the body). The answer: a `message` body,
-or the events from `message_start` to `message_stop`; usage in `input_tokens` (neither read nor
-written), `cache_read_input_tokens`, `cache_creation_input_tokens` and `cache_creation`.
+or the events from `message_start` to `message_stop`, a text block and then a `tool_use` block
+per call; usage in `input_tokens` (neither read nor written), `cache_read_input_tokens`,
+`cache_creation_input_tokens` and `cache_creation`, on `message_start` and again, cumulative,
+on `message_delta`; its id `msg_…`, the request's in the `request-id` header. A request that
+sends a `diagnostics` object gets the provider's cache diagnostics on the Message (streamed, on
+`message_start`).
 """
 
 from __future__ import annotations
@@ -14,12 +18,14 @@ from itertools import pairwise
 from typing import Any
 
 from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.credentials import Headers
+from ctxconf.cache.provider_diagnostics import ANTHROPIC_BETA, DiagnosticsAsk
 from ctxconf.cache.request import CacheSettings
 from ctxconf.cache.units import Parts, blocks_of, content_blocks, dicts, mapping, ttl_of
 
 from . import wire
-from .answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from .shape import ApiShape, Refusal, Routes
+from .answers import Answer, Call, Event, Reply, Tokens, arguments_json, chunks, token
+from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "anthropic"
@@ -99,9 +105,37 @@ def refuse(body: Mapping[str, Any]) -> Refusal | None:
                 f" immediately after: {', '.join(missing)}. Each `tool_use` block must have a"
                 " corresponding `tool_result` block in the next message."
             )
-            error = {"type": "invalid_request_error", "message": text}
-            return Refusal(400, {"type": "error", "error": error}, text)
+            return _invalid(text)
     return None
+
+
+def _invalid(text: str) -> Refusal:
+    error = {"type": "invalid_request_error", "message": text}
+    return Refusal(400, {"type": "error", "error": error}, text)
+
+
+# --- what the request asks of the provider's cache diagnostics ---------------------------------
+
+
+def diagnostics(body: Mapping[str, Any], headers: Headers) -> DiagnosticsAsk | Refusal | None:
+    """The `diagnostics` object (`{"previous_message_id": null | "msg_…"}`) and the beta header;
+    an object of another form is the API's 400, as its validation words it."""
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    header = any(
+        name.lower() == "anthropic-beta" and ANTHROPIC_BETA in value for name, value in pairs
+    )
+    asked = body.get("diagnostics")
+    if asked is None:
+        return DiagnosticsAsk("anthropic", False, None, header) if header else None
+    if not isinstance(asked, Mapping):
+        return _invalid("diagnostics: Input should be a valid dictionary or object")
+    extra = sorted(str(k) for k in asked if k != "previous_message_id")
+    if extra:
+        return _invalid(f"diagnostics.{extra[0]}: Extra inputs are not permitted")
+    against = asked.get("previous_message_id")
+    if against is not None and not isinstance(against, str):
+        return _invalid("diagnostics.previous_message_id: Input should be a valid string")
+    return DiagnosticsAsk("anthropic", True, against, header)
 
 
 # --- the request, as a provider's cache sees it ------------------------------------------------
@@ -136,12 +170,24 @@ def read_cache(body: Mapping[str, Any]) -> Parts:
         effort=canonical_text(output_config.get("effort")),
         tool_choice=canonical_text(body.get("tool_choice")),
         images=_images(parts),
+        # Compared by the provider's diagnostics alone (`unavailable` when they differ).
+        context_management=canonical_text(body.get("context_management")),
+        output_config=canonical_text(body.get("output_config")),
+        output_format=canonical_text(body.get("output_format")),
     )
     parts.settings = CacheSettings(auto_ttl=ttl_of(body))
     return parts
 
 
 # --- the answer ------------------------------------------------------------------------------
+
+
+def answer_id() -> str:
+    return "msg_01" + token(22)
+
+
+def request_id() -> str:
+    return "req_011C" + token(20)
 
 
 def _usage(t: Tokens, output: int) -> dict[str, Any]:
@@ -158,52 +204,66 @@ def _usage(t: Tokens, output: int) -> dict[str, Any]:
     }
 
 
-def _block(reply: Reply) -> dict[str, Any]:
-    if reply.tool:
-        return {
-            "type": "tool_use",
-            "id": reply.call_id,
-            "name": reply.tool,
-            "input": reply.arguments or {},
-        }
-    return {"type": "text", "text": reply.text}
+def _blocks(reply: Reply) -> list[dict[str, Any]]:
+    """A text block where there is a text (or nothing else), then a `tool_use` block per call."""
+    blocks: list[dict[str, Any]] = []
+    if reply.text or not reply.calls:
+        blocks.append({"type": "text", "text": reply.text})
+    blocks += [
+        {"type": "tool_use", "id": c.call_id, "name": c.tool, "input": c.arguments}
+        for c in reply.calls
+    ]
+    return blocks
 
 
-def body(reply: Reply, t: Tokens, rid: str, created: int) -> dict[str, Any]:
-    return {
-        "id": rid,
+def _stop(reply: Reply) -> str:
+    return "tool_use" if reply.calls else "end_turn"
+
+
+def body(answer: Answer) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "id": answer.id,
         "type": "message",
         "role": "assistant",
-        "model": MODEL,
-        "content": [_block(reply)],
-        "stop_reason": "tool_use" if reply.tool else "end_turn",
+        "model": answer.model,
+        "content": _blocks(answer.reply),
+        "stop_reason": _stop(answer.reply),
         "stop_sequence": None,
-        "usage": _usage(t, t.output),
+        "usage": _usage(answer.tokens, answer.tokens.output),
     }
+    if answer.diagnosed:  # only where the request asked; `null` is an answer then
+        message["diagnostics"] = answer.diagnostics
+    return message
 
 
-def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool) -> list[Event]:
-    start = {**body(reply, t, rid, created), "content": [], "stop_reason": None}
-    start["usage"] = _usage(t, 1)
-    out = [Event({"type": "message_start", "message": start}, "message_start")]
-    if reply.tool:
-        block = {**_block(reply), "input": {}}
-        deltas = [
-            {"type": "input_json_delta", "partial_json": p} for p in chunks(arguments_json(reply))
+def _deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A block as `content_block_start` opens it, and the deltas that fill it."""
+    if block["type"] == "tool_use":
+        pieces = chunks(arguments_json(Call(block["name"], block["input"], block["id"])))
+        return {**block, "input": {}}, [
+            {"type": "input_json_delta", "partial_json": p} for p in pieces
         ]
-    else:
-        block = {"type": "text", "text": ""}
-        deltas = [{"type": "text_delta", "text": p} for p in chunks(reply.text)]
-    opened = {"type": "content_block_start", "index": 0, "content_block": block}
-    out.append(Event(opened, "content_block_start"))
-    out.extend(
-        Event({"type": "content_block_delta", "index": 0, "delta": d}, "content_block_delta")
-        for d in deltas
-    )
-    out.append(Event({"type": "content_block_stop", "index": 0}, "content_block_stop"))
-    stop = {"stop_reason": "tool_use" if reply.tool else "end_turn", "stop_sequence": None}
-    ended = {"type": "message_delta", "delta": stop, "usage": _usage(t, t.output)}
-    out.append(Event(ended, "message_delta"))
+    return {"type": "text", "text": ""}, [
+        {"type": "text_delta", "text": p} for p in chunks(block["text"])
+    ]
+
+
+def events(answer: Answer, include_usage: bool) -> list[Event]:
+    # message_start carries the input side of the usage (and the diagnostics, whole); each
+    # message_delta repeats the figures cumulatively, with the output so far.
+    start = {**body(answer), "content": [], "stop_reason": None}
+    start["usage"] = _usage(answer.tokens, 1)
+    out = [Event({"type": "message_start", "message": start}, "message_start")]
+    for index, block in enumerate(_blocks(answer.reply)):
+        opened, deltas = _deltas(block)
+        started = {"type": "content_block_start", "index": index, "content_block": opened}
+        out.append(Event(started, "content_block_start"))
+        filled = [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        out.extend(Event(d, "content_block_delta") for d in filled)
+        out.append(Event({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    stop = {"stop_reason": _stop(answer.reply), "stop_sequence": None}
+    usage = _usage(answer.tokens, answer.tokens.output)
+    out.append(Event({"type": "message_delta", "delta": stop, "usage": usage}, "message_delta"))
     out.append(Event({"type": "message_stop"}, "message_stop"))
     return out
 
@@ -212,4 +272,7 @@ def count(total: int) -> dict[str, Any]:
     return {"input_tokens": total}
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, count)
+IDS = Ids(answer_id, "request-id", request_id)
+SHAPE = ApiShape(
+    NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, IDS, count, diagnostics
+)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxconf.cache.credentials import Headers, caching_headers, scrub, scrub_value, secrets_of
-from ctxconf.cache.request import PARAMS, CacheRequest
+from ctxconf.cache.request import DIAGNOSED, PARAMS, CacheRequest
 
 from .registry import shape_named
 
@@ -32,7 +32,7 @@ def read_request(
     parts = reader(clean)
     named = model if model is not None else clean.get("model")
     chosen = scrub(str(named or ""), secrets)
-    params = {name: parts.params.get(name) for name in PARAMS}
+    params = {name: parts.params.get(name) for name in PARAMS + DIAGNOSED}
     params["model"] = chosen
     return CacheRequest(
         shape=shape,

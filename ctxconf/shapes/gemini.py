@@ -3,12 +3,16 @@ the model is in the path, not the body.
 
 The request: each function declaration (and each other tool entry), then the parts of
 `systemInstruction`, then the parts of each of `contents`; calls are `functionCall` parts,
-results `functionResponse` parts (snake_case spellings read too). The answer: one candidate,
-whole or as the one event of a stream; usage in `usageMetadata`.
+results `functionResponse` parts (snake_case spellings read too). The answer: one candidate (a
+text part, then a `functionCall` part per call), whole or as a stream of chunks (the text in
+pieces, the calls whole in the last); usage in `usageMetadata` on every chunk; the model in
+`modelVersion`, the answer's id in `responseId` (Gemini sends no request-id header). Gemini has
+no cache diagnostics.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
@@ -17,8 +21,8 @@ from ctxconf.cache.canonical import canonical_text
 from ctxconf.cache.units import Parts, dicts, mapping
 
 from . import wire
-from .answers import MODEL, Event, Reply, Tokens
-from .shape import ApiShape, Refusal, Routes
+from .answers import Answer, Event, Reply, chunks, token
+from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "gemini"
@@ -160,32 +164,57 @@ def read_cache(body: Mapping[str, Any]) -> Parts:
 
 # --- the answer ------------------------------------------------------------------------------
 
+_RESPONSE_ID = string.ascii_letters + string.digits + "-_"
 
-def body(reply: Reply, t: Tokens, rid: str, created: int) -> dict[str, Any]:
-    if reply.tool:
-        part: dict[str, Any] = {"functionCall": {"name": reply.tool, "args": reply.arguments or {}}}
-    else:
-        part = {"text": reply.text}
+
+def answer_id() -> str:
+    return token(23, _RESPONSE_ID)
+
+
+def _parts(reply: Reply) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text or not reply.calls else []
+    return parts + [{"functionCall": {"name": c.tool, "args": c.arguments}} for c in reply.calls]
+
+
+def _chunk(answer: Answer, parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
+    # Every chunk carries the usage so far: the prompt's figures whole, the output at the end.
+    t = answer.tokens
+    output = t.output if last else 0
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if last:
+        candidate["finishReason"] = "STOP"
     return {
-        "candidates": [
-            {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
-        ],
+        "candidates": [candidate],
         "usageMetadata": {
             "promptTokenCount": t.input_total,
             "cachedContentTokenCount": t.cached,
-            "candidatesTokenCount": t.output,
-            "totalTokenCount": t.input_total + t.output,
+            "candidatesTokenCount": output,
+            "totalTokenCount": t.input_total + output,
         },
-        "modelVersion": MODEL,
+        "modelVersion": answer.model,
+        "responseId": answer.id,
     }
 
 
-def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool) -> list[Event]:
-    return [Event(body(reply, t, rid, created))]
+def body(answer: Answer) -> dict[str, Any]:
+    return _chunk(answer, _parts(answer.reply), last=True)
+
+
+def events(answer: Answer, include_usage: bool) -> list[Event]:
+    """The text in pieces, then the calls, each a whole part, in the last chunk."""
+    reply = answer.reply
+    pieces = [[{"text": p}] for p in chunks(reply.text)] if reply.text or not reply.calls else []
+    calls = [p for p in _parts(reply) if "functionCall" in p]
+    if calls or not pieces:
+        pieces.append(calls)
+    return [Event(_chunk(answer, p, n == len(pieces) - 1)) for n, p in enumerate(pieces)]
 
 
 def count(total: int) -> dict[str, Any]:
     return {"totalTokens": total}
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, count)
+# Gemini names no request in a header: the answer's `responseId` is all a client has.
+SHAPE = ApiShape(
+    NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, Ids(answer_id), count
+)

@@ -3,8 +3,10 @@
 The request: `tools` (each a `function`), the leading system and developer messages, then
 every other message with its content blocks and `tool_calls`; results are the `tool` messages
 right after the call (or the API refuses the body). The
-answer: a `chat.completion` body, or chunks ending in `[DONE]`, with a usage chunk only when
-`stream_options.include_usage` asks; usage in `prompt_tokens` and `prompt_tokens_details`.
+answer: a `chat.completion` body (the text, then each call in `tool_calls`), or chunks ending in
+`[DONE]`, with a usage chunk last only when `stream_options.include_usage` asks; usage in
+`prompt_tokens` and `prompt_tokens_details`; its id `chatcmpl-…`, the request's in the
+`x-request-id` header. Chat Completions has no cache diagnostics.
 """
 
 from __future__ import annotations
@@ -17,9 +19,15 @@ from ctxconf.cache.request import Section
 from ctxconf.cache.units import Parts, content_blocks, dicts, mapping
 
 from . import wire
-from .answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from .openai_fields import SYSTEM_ROLES, input_details, openai_settings, wants_json
-from .shape import ApiShape, Refusal, Routes
+from .answers import Answer, Event, Reply, Tokens, arguments_json, chunks, token
+from .openai_fields import (
+    SYSTEM_ROLES,
+    input_details,
+    openai_request_id,
+    openai_settings,
+    wants_json,
+)
+from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "openai-chat"
@@ -149,6 +157,10 @@ def read_cache(body: Mapping[str, Any]) -> Parts:
 # --- the answer ------------------------------------------------------------------------------
 
 
+def answer_id() -> str:
+    return "chatcmpl-" + token(29)
+
+
 def _usage(t: Tokens) -> dict[str, Any]:
     return {
         "prompt_tokens": t.input_total,
@@ -159,62 +171,77 @@ def _usage(t: Tokens) -> dict[str, Any]:
     }
 
 
-def body(reply: Reply, t: Tokens, rid: str, created: int) -> dict[str, Any]:
+def _finish(reply: Reply) -> str:
+    return "tool_calls" if reply.calls else "stop"
+
+
+def body(answer: Answer) -> dict[str, Any]:
+    reply = answer.reply
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-    if reply.tool:
+    if reply.calls:
         message["tool_calls"] = [
             {
-                "id": reply.call_id,
+                "id": c.call_id,
                 "type": "function",
-                "function": {"name": reply.tool, "arguments": arguments_json(reply)},
+                "function": {"name": c.tool, "arguments": arguments_json(c)},
             }
+            for c in reply.calls
         ]
     return {
-        "id": rid,
+        "id": answer.id,
         "object": "chat.completion",
-        "created": created,
-        "model": MODEL,
+        "created": answer.created,
+        "model": answer.model,
         "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if reply.tool else "stop",
-                "logprobs": None,
-            }
+            {"index": 0, "message": message, "finish_reason": _finish(reply), "logprobs": None}
         ],
-        "usage": _usage(t),
+        "usage": _usage(answer.tokens),
     }
 
 
-def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool) -> list[Event]:
+def events(answer: Answer, include_usage: bool) -> list[Event]:
+    head = {
+        "id": answer.id,
+        "object": "chat.completion.chunk",
+        "created": answer.created,
+        "model": answer.model,
+    }
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> Event:
-        data: dict[str, Any] = {
-            "id": rid,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": MODEL,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
-        }
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        data: dict[str, Any] = {**head, "choices": [choice]}
         if include_usage:
             data["usage"] = None
         return Event(data)
 
+    reply = answer.reply
     out = [chunk({"role": "assistant", "content": ""})]
-    if reply.tool:
-        call = {"index": 0, "id": reply.call_id, "type": "function"}
-        out.append(
-            chunk({"tool_calls": [{**call, "function": {"name": reply.tool, "arguments": ""}}]})
-        )
-        for part in chunks(arguments_json(reply)):
-            out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
-    else:
+    if reply.text:
         out.extend(chunk({"content": part}) for part in chunks(reply.text))
-    out.append(chunk({}, "tool_calls" if reply.tool else "stop"))
-    if include_usage:
-        usage = {"id": rid, "object": "chat.completion.chunk", "created": created}
-        out.append(Event({**usage, "model": MODEL, "choices": [], "usage": _usage(t)}))
+    for index, call in enumerate(reply.calls):
+        opened = {"index": index, "id": call.call_id, "type": "function"}
+        function = {"name": call.tool, "arguments": ""}
+        out.append(chunk({"tool_calls": [{**opened, "function": function}]}))
+        for part in chunks(arguments_json(call)):
+            out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
+    if not reply.text and not reply.calls:
+        out.append(chunk({"content": ""}))
+    out.append(chunk({}, _finish(reply)))
+    if include_usage:  # last, with no choice, only when stream_options.include_usage asks
+        out.append(Event({**head, "choices": [], "usage": _usage(answer.tokens)}))
     out.append(Event("[DONE]"))
     return out
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse)
+SHAPE = ApiShape(
+    NAME,
+    TITLE,
+    ROUTES,
+    PROVIDERS,
+    parse,
+    read_cache,
+    body,
+    events,
+    refuse,
+    Ids(answer_id, "x-request-id", openai_request_id),
+)

@@ -1,5 +1,6 @@
 """What the two OpenAI shapes (Chat Completions and Responses) share: the caching settings of a
-body, the cached and written tokens of a usage, and the system and developer roles."""
+body, the cached and written tokens of a usage, the system and developer roles, and the id its
+`x-request-id` header gives a request."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from ctxconf.cache.request import CacheSettings
 from ctxconf.cache.units import mapping
 
-from .answers import Tokens
+from .answers import Tokens, token
 
 SYSTEM_ROLES = ("system", "developer")
 JSON_FORMATS = ("json_object", "json_schema")
@@ -33,8 +34,19 @@ def input_details(t: Tokens) -> dict[str, Any]:
     return {"cached_tokens": t.cached, **({"cache_write_tokens": t.written} if t.written else {})}
 
 
+def openai_request_id() -> str:
+    return "req_" + token(32, "0123456789abcdef")
+
+
 def wants_json(format_field: Any) -> bool:
     return isinstance(format_field, Mapping) and format_field.get("type") in JSON_FORMATS
 
 
-__all__ = ["JSON_FORMATS", "SYSTEM_ROLES", "input_details", "openai_settings", "wants_json"]
+__all__ = [
+    "JSON_FORMATS",
+    "SYSTEM_ROLES",
+    "input_details",
+    "openai_request_id",
+    "openai_settings",
+    "wants_json",
+]

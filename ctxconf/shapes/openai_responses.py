@@ -2,23 +2,35 @@
 
 The request: `tools`, `instructions` and the leading system and developer items, then every
 other input item (a message's content blocks; a call, its output or a reasoning item one unit
-each). The answer: a `response` body, or the events from `response.created` to
-`response.completed`; usage in `input_tokens` and `input_tokens_details`.
+each). The answer: a `response` body (a message item, then a `function_call` item per call), or
+the events from `response.created` to `response.completed`; usage in `input_tokens` and
+`input_tokens_details`, on `response.completed` alone; its id `resp_…`, the request's in the
+`x-request-id` header. A request naming `prompt_cache_options.comparison_response_id` gets
+`prompt_cache_diagnostics` on the completed response.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from ctxconf.cache.canonical import canonical_text
+from ctxconf.cache.credentials import Headers
+from ctxconf.cache.provider_diagnostics import DiagnosticsAsk
 from ctxconf.cache.request import Section
 from ctxconf.cache.units import Parts, content_blocks, dicts, mapping
 
 from . import wire
-from .answers import MODEL, Event, Reply, Tokens, arguments_json, chunks
-from .openai_fields import SYSTEM_ROLES, input_details, openai_settings, wants_json
-from .shape import ApiShape, Refusal, Routes
+from .answers import Answer, Event, arguments_json, chunks, token
+from .openai_fields import (
+    SYSTEM_ROLES,
+    input_details,
+    openai_request_id,
+    openai_settings,
+    wants_json,
+)
+from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
 NAME = "openai-responses"
@@ -158,51 +170,107 @@ def read_cache(body: Mapping[str, Any]) -> Parts:
             parts.add(section, path, item, role=role, message=index)
     reasoning = dict(mapping(body.get("reasoning")))
     effort = reasoning.pop("effort", None)
+    text = mapping(body.get("text"))
     parts.params.update(
         thinking=canonical_text(reasoning or None),
         effort=canonical_text(effort),
         tool_choice=canonical_text(body.get("tool_choice")),
         prompt_cache_key=canonical_text(body.get("prompt_cache_key")),
+        # Compared by the provider's diagnostics alone, each a reason of its own.
+        service_tier=canonical_text(body.get("service_tier")),
+        text_format=canonical_text(text.get("format")),
+        verbosity=canonical_text(text.get("verbosity")),
     )
     parts.settings = openai_settings(body)
     return parts
 
 
+# --- what the request asks of the provider's cache diagnostics ---------------------------------
+
+_JSON_TYPES = {bool: "a boolean", int: "an integer", float: "a number", list: "an array"}
+
+
+def _invalid_type(param: str, value: Any, expected: str) -> Refusal:
+    got = "an object" if isinstance(value, Mapping) else _JSON_TYPES.get(type(value), "a string")
+    text = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
+    error = {"message": text, "type": "invalid_request_error", "param": param}
+    return Refusal(400, {"error": {**error, "code": "invalid_type"}}, text)
+
+
+def diagnostics(body: Mapping[str, Any], headers: Headers) -> DiagnosticsAsk | Refusal | None:
+    """`prompt_cache_options.comparison_response_id`: the response to compare with; a field of
+    another type is the API's 400, as it words one. A request that names none asks nothing, yet
+    its response can be compared with later."""
+    nothing = DiagnosticsAsk("openai", False, None)
+    options = body.get("prompt_cache_options")
+    if options is None:
+        return nothing
+    if not isinstance(options, Mapping):
+        return _invalid_type("prompt_cache_options", options, "an object")
+    against = options.get("comparison_response_id")
+    if against is None:
+        return nothing
+    if not isinstance(against, str):
+        param = "prompt_cache_options.comparison_response_id"
+        return _invalid_type(param, against, "a string")
+    return DiagnosticsAsk("openai", True, against)
+
+
 # --- the answer ------------------------------------------------------------------------------
 
 
-def _item(reply: Reply, rid: str) -> dict[str, Any]:
-    if reply.tool:
-        return {
-            "type": "function_call",
-            "id": f"fc_{rid}",
-            "call_id": reply.call_id,
-            "name": reply.tool,
-            "arguments": arguments_json(reply),
-            "status": "completed",
-        }
-    return {
-        "type": "message",
-        "id": f"msg_{rid}",
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
-    }
+def answer_id() -> str:
+    return "resp_" + token(48, "0123456789abcdef")
 
 
-def _response(t: Tokens | None, rid: str, created: int, status: str, output: list[Any]) -> Any:
-    return {
-        "id": rid,
+def _item_id(prefix: str, answer: Answer, index: int) -> str:
+    """An output item's id, the same in the body and in the events of one answer."""
+    digest = hashlib.sha256(f"{answer.id}/{index}".encode()).hexdigest()
+    return f"{prefix}_{digest[:48]}"
+
+
+def _output(answer: Answer) -> list[dict[str, Any]]:
+    """A message item where there is a text (or nothing else), then a `function_call` per call."""
+    reply, items = answer.reply, []
+    if reply.text or not reply.calls:
+        text = {"type": "output_text", "text": reply.text, "annotations": []}
+        items.append(
+            {
+                "type": "message",
+                "id": _item_id("msg", answer, 0),
+                "role": "assistant",
+                "status": "completed",
+                "content": [text],
+            }
+        )
+    for call in reply.calls:
+        items.append(
+            {
+                "type": "function_call",
+                "id": _item_id("fc", answer, len(items)),
+                "call_id": call.call_id,
+                "name": call.tool,
+                "arguments": arguments_json(call),
+                "status": "completed",
+            }
+        )
+    return items
+
+
+def _response(answer: Answer, status: str, output: list[Any]) -> dict[str, Any]:
+    t, done = answer.tokens, status == "completed"
+    response: dict[str, Any] = {
+        "id": answer.id,
         "object": "response",
-        "created_at": created,
+        "created_at": answer.created,
         "status": status,
-        "model": MODEL,
+        "model": answer.model,
         "output": output,
-        "parallel_tool_calls": False,
+        "parallel_tool_calls": True,  # the request's default, echoed
         "tool_choice": "auto",
         "tools": [],
         "usage": None
-        if t is None
+        if not done
         else {
             "input_tokens": t.input_total,
             "input_tokens_details": input_details(t),
@@ -211,52 +279,68 @@ def _response(t: Tokens | None, rid: str, created: int, status: str, output: lis
             "total_tokens": t.input_total + t.output,
         },
     }
+    if done and answer.diagnosed:  # the comparison is done when the response is
+        response["prompt_cache_diagnostics"] = answer.diagnostics
+    return response
 
 
-def body(reply: Reply, t: Tokens, rid: str, created: int) -> dict[str, Any]:
-    answer: dict[str, Any] = _response(t, rid, created, "completed", [_item(reply, rid)])
-    return answer
+def body(answer: Answer) -> dict[str, Any]:
+    return _response(answer, "completed", _output(answer))
 
 
-def _call_events(item: dict[str, Any]) -> list[dict[str, Any]]:
-    at = {"item_id": item["id"], "output_index": 0}
-    added = {"type": "response.output_item.added", "output_index": 0}
+def _call_events(item: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    where = {"item_id": item["id"], "output_index": at}
+    added = {"type": "response.output_item.added", "output_index": at}
     out = [{**added, "item": {**item, "arguments": "", "status": "in_progress"}}]
     for part in chunks(item["arguments"]):
-        out.append({"type": "response.function_call_arguments.delta", **at, "delta": part})
+        out.append({"type": "response.function_call_arguments.delta", **where, "delta": part})
     out.append(
-        {"type": "response.function_call_arguments.done", **at, "arguments": item["arguments"]}
+        {"type": "response.function_call_arguments.done", **where, "arguments": item["arguments"]}
     )
     return out
 
 
-def _text_events(item: dict[str, Any], text: str) -> list[dict[str, Any]]:
-    at = {"item_id": item["id"], "output_index": 0, "content_index": 0}
-    added = {"type": "response.output_item.added", "output_index": 0}
+def _text_events(item: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    where = {"item_id": item["id"], "output_index": at, "content_index": 0}
+    added = {"type": "response.output_item.added", "output_index": at}
+    text = item["content"][0]["text"]
     empty = {"type": "output_text", "text": "", "annotations": []}
     out = [
         {**added, "item": {**item, "content": [], "status": "in_progress"}},
-        {"type": "response.content_part.added", **at, "part": empty},
+        {"type": "response.content_part.added", **where, "part": empty},
     ]
     for part in chunks(text):
-        out.append({"type": "response.output_text.delta", **at, "delta": part, "logprobs": []})
-    out.append({"type": "response.output_text.done", **at, "text": text, "logprobs": []})
-    out.append({"type": "response.content_part.done", **at, "part": item["content"][0]})
+        out.append({"type": "response.output_text.delta", **where, "delta": part, "logprobs": []})
+    out.append({"type": "response.output_text.done", **where, "text": text, "logprobs": []})
+    out.append({"type": "response.content_part.done", **where, "part": item["content"][0]})
     return out
 
 
-def events(reply: Reply, t: Tokens, rid: str, created: int, include_usage: bool) -> list[Event]:
-    item = _item(reply, rid)
-    started = _response(None, rid, created, "in_progress", [])
+def events(answer: Answer, include_usage: bool) -> list[Event]:
+    # The usage (and the diagnostics) come with `response.completed` alone.
+    started = _response(answer, "in_progress", [])
     raw: list[dict[str, Any]] = [
         {"type": "response.created", "response": started},
         {"type": "response.in_progress", "response": started},
     ]
-    raw += _call_events(item) if reply.tool else _text_events(item, reply.text)
-    raw.append({"type": "response.output_item.done", "output_index": 0, "item": item})
-    done = _response(t, rid, created, "completed", [item])
-    raw.append({"type": "response.completed", "response": done})
+    items = _output(answer)
+    for at, item in enumerate(items):
+        raw += _call_events(item, at) if item["type"] == "function_call" else _text_events(item, at)
+        raw.append({"type": "response.output_item.done", "output_index": at, "item": item})
+    raw.append({"type": "response.completed", "response": _response(answer, "completed", items)})
     return [Event({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(raw)]
 
 
-SHAPE = ApiShape(NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse)
+SHAPE = ApiShape(
+    NAME,
+    TITLE,
+    ROUTES,
+    PROVIDERS,
+    parse,
+    read_cache,
+    body,
+    events,
+    refuse,
+    Ids(answer_id, "x-request-id", openai_request_id),
+    diagnostics=diagnostics,
+)

@@ -1,6 +1,7 @@
 """An API shape as one record: the paths it is spoken on, how its requests are read (for the
 mock and the checks, and for the cache audit), how its answers and their usage are written, how
-its API refuses a body whose tool results do not follow their calls, and which providers' cache
+its API names an answer and a request, how it refuses a body whose tool results do not follow
+their calls, what a request asks of the provider's cache diagnostics, and which providers' cache
 rules apply to it. `registry.py` holds the registered ones, checked."""
 
 from __future__ import annotations
@@ -9,9 +10,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from ctxconf.cache.credentials import Headers
+from ctxconf.cache.provider_diagnostics import DiagnosticsAsk
 from ctxconf.cache.units import Parts
 
-from .answers import Event, Reply, Tokens
+from .answers import Answer, Event
 from .wire import Request
 
 # What a POST to one of the shape's paths asks: an answer, a streamed answer whatever the body
@@ -22,8 +25,8 @@ Routes = tuple[tuple[str, Asked], ...]  # (how a path ends, what a POST to it as
 
 ParseRequest = Callable[[Mapping[str, Any], bool], Request]  # (body, streamed by its path)
 ReadCache = Callable[[Mapping[str, Any]], Parts]
-WriteBody = Callable[[Reply, Tokens, str, int], dict[str, Any]]  # (reply, tokens, id, created)
-WriteEvents = Callable[[Reply, Tokens, str, int, bool], list[Event]]  # + include_usage
+WriteBody = Callable[[Answer], dict[str, Any]]
+WriteEvents = Callable[[Answer, bool], list[Event]]  # (the answer, include_usage)
 WriteCount = Callable[[int], dict[str, Any]]
 
 
@@ -39,6 +42,20 @@ class Refusal:
 
 # The API's refusal of a body whose tool results do not follow their calls; None: it takes it.
 Refuse = Callable[[Mapping[str, Any]], Refusal | None]
+# What a request asks of the provider's cache diagnostics (None: nothing), or the API's refusal
+# of a malformed ask.
+ReadDiagnostics = Callable[[Mapping[str, Any], Headers], DiagnosticsAsk | Refusal | None]
+
+
+@dataclass(frozen=True)
+class Ids:
+    """How the API names its answers and the requests it served: a new answer's id (`msg_…`,
+    `chatcmpl-…`), and the response header that carries a request's id with a new one (None:
+    the API sends none, and its answer's id is all a client has)."""
+
+    answer: Callable[[], str]
+    request_header: str | None = None
+    request: Callable[[], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +69,9 @@ class ApiShape:
     body: WriteBody
     events: WriteEvents
     refuse: Refuse
+    ids: Ids
     count: WriteCount | None = None  # the answer to a count route; None: the shape has none
+    diagnostics: ReadDiagnostics | None = None  # None: its API has no cache diagnostics
 
 
 def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
@@ -64,6 +83,13 @@ def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
         value = getattr(shape, part.name)
         if part.name in ("parse", "read_cache", "body", "events", "refuse") and not callable(value):
             found.append(f"its {part.name} is not a function")
+    if shape.diagnostics is not None and not callable(shape.diagnostics):
+        found.append("its diagnostics is not a function")
+    ids = shape.ids
+    if not isinstance(ids, Ids) or not callable(ids.answer):
+        found.append("it names no answer's id")
+    elif (ids.request_header is None) != (ids.request is None):
+        found.append("a request-id header needs its ids, and ids their header")
     asked = [kind for _, kind in shape.routes]
     if "answer" not in asked:
         found.append("no route answers it")
@@ -80,4 +106,14 @@ def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
     return found
 
 
-__all__ = ["ASKED", "ApiShape", "Asked", "Refusal", "Refuse", "Routes", "problems"]
+__all__ = [
+    "ASKED",
+    "ApiShape",
+    "Asked",
+    "Ids",
+    "ReadDiagnostics",
+    "Refusal",
+    "Refuse",
+    "Routes",
+    "problems",
+]

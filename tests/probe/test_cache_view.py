@@ -118,6 +118,17 @@ def test_the_run_page_shows_the_number_then_the_cause_then_the_bytes_escaped() -
     assert page.index("25.0 %") < page.index("system-text") < page.index("&lt;script&gt;2")
 
 
+def test_the_run_page_shows_the_providers_verdict_beside_the_cause() -> None:
+    run = _run("basic", 0.25, 900)
+    words = "the provider says system_changed (850 tokens by its estimate) — agrees"
+    verdict = {"reason": "system_changed", "missed": 850, "agrees": True, "words": words}
+    run["cache"]["sessions"][0]["requests"][1]["provider_verdict"] = verdict
+    page = run_page(run)
+    assert f'<div class="provider">{words}</div>' in page
+    assert page.index("system-text") < page.index(words)
+    assert [b.provider for b in bars(run["cache"]["sessions"][0])] == [None, words]
+
+
 def test_the_matrix_gains_a_hit_rate_tokens_re_read_and_cost_per_scenario() -> None:
     rows = matrix_rows([_run("basic", 0.25, 900), _run("midnight", 0.5, 40)])
     assert rows[0].cache == {

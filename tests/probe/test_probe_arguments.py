@@ -10,18 +10,19 @@ from pathlib import Path
 import pytest
 
 from ctxconf.shapes import shape_named
-from ctxconf.shapes.answers import Reply, Tokens
+from ctxconf.shapes.answers import Answer, Reply, Tokens
 
 from .helpers import checks_of, run_fake
 
 
 def test_the_mock_writes_call_arguments_as_compact_json() -> None:
     reply = Reply(tool="read", arguments={"path": "/work/A.txt", "limit": 2}, call_id="c")
-    chat = shape_named("openai-chat").body(reply, Tokens(1, 0, 1), "r", 0)
+    answer = Answer(reply, Tokens(1, 0, 1), "r", 0)
+    chat = shape_named("openai-chat").body(answer)
     arguments = chat["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
     assert arguments == '{"path":"/work/A.txt","limit":2}'
     assert arguments == json.dumps(json.loads(arguments), separators=(",", ":"))
-    responses = shape_named("openai-responses").body(reply, Tokens(1, 0, 1), "r", 0)
+    responses = shape_named("openai-responses").body(answer)
     assert responses["output"][0]["arguments"] == arguments
 
 

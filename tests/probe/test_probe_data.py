@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from ctxconf.cache.provider_diagnostics import DiagnosticsOptions
+from ctxconf.probe.errors import ProbeDataError
 from ctxconf.probe.profile import bundled_profiles, load_profile
-from ctxconf.probe.scenario import bundled_scenarios, load_scenario
+from ctxconf.probe.scenario import Step, bundled_scenarios, load_scenario, scenario_from_data
 from tests.paths import PROBE_SCHEMAS
 
 BUNDLED = [
@@ -82,3 +84,22 @@ def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None
     killed = crash.killed_turn()
     assert killed is not None and crash.turns[killed].steps[0].kind == "bash"
     assert killed + 1 < len(crash.turns)
+
+
+WITH = [{"read": "B.txt"}]
+
+
+def test_a_scenario_step_of_several_blocks_and_the_diagnostics_options_are_read() -> None:
+    data = {
+        "name": "blocks",
+        "description": "a text and two calls in one answer",
+        "diagnostics": {"pending": True, "retention_s": 600},
+        "turns": [{"user": "go", "steps": [{"read": "A.txt", "say": "Both.", "with": WITH}]}],
+    }
+    scenario = scenario_from_data(data, "blocks")
+    step = scenario.steps()[0]
+    assert (step.say, step.more) == ("Both.", (Step("read", "B.txt", None),))
+    assert scenario.diagnostics == DiagnosticsOptions(pending=True, retention=600.0)
+    data["turns"][0]["steps"] = [{"text": "Done.", "say": "no"}]  # a text says nothing first
+    with pytest.raises(ProbeDataError):
+        scenario_from_data(data, "blocks")

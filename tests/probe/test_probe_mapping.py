@@ -127,3 +127,18 @@ def test_a_mapped_tool_the_request_does_not_offer_falls_back_to_the_names() -> N
     offered = [_tool("bash", command={"type": "string"})]
     reply = map_step(Step("bash", "ls", None), offered, "/w", "c", tool_map=OWN)
     assert (reply.tool, reply.arguments) == ("bash", {"command": "ls"})
+
+
+def test_a_step_may_say_a_text_first_and_make_further_calls_in_the_same_answer() -> None:
+    tools = [_tool("read", path={"type": "string"}), _tool("bash", command={"type": "string"})]
+    more = (Step("read", "B.txt", None), Step("bash", "ls", None))
+    reply = map_step(Step("read", "A.txt", None, "Reading.", more), tools, "/w", "c1")
+    assert reply.text == "Reading."
+    calls = [(c.tool, c.arguments, c.call_id) for c in reply.calls]
+    assert calls == [
+        ("read", {"path": "/w/A.txt"}, "c1"),
+        ("read", {"path": "/w/B.txt"}, "c1_1"),
+        ("bash", {"command": "ls"}, "c1_2"),
+    ]
+    # A step that turns into a text (no tool fits) says its text alone.
+    assert map_step(Step("bash", "ls", None, "Running.", more), [], "/w", "c1").calls == ()

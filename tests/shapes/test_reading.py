@@ -5,6 +5,7 @@ parameters that fork a cache."""
 from __future__ import annotations
 
 from ctxconf.cache import CacheRequest, unit_tokens
+from ctxconf.cache.request import DIAGNOSED, PARAMS
 from ctxconf.shapes import read_request
 from tests.cache.bodies import (
     assistant,
@@ -91,13 +92,22 @@ def test_anthropic_parameters_and_automatic_caching() -> None:
         cache_control={"type": "ephemeral", "ttl": "1h"},
     )
     request = read_request("anthropic", body)
-    assert dict(request.params) == {
+    assert {name: request.params[name] for name in PARAMS} == {
         "model": "claude-sonnet-4-5",
         "thinking": '{"budget_tokens":2048,"type":"enabled"}',
         "effort": '"high"',
         "tool_choice": '{"type":"auto"}',
         "prompt_cache_key": None,
         "images": "absent",
+    }
+    # What only the provider's diagnostics compare: the whole output_config, among others.
+    assert {name: request.params[name] for name in DIAGNOSED} == {
+        "context_management": None,
+        "output_config": '{"effort":"high"}',
+        "output_format": None,
+        "service_tier": None,
+        "text_format": None,
+        "verbosity": None,
     }
     assert request.settings.auto_ttl == "1h"
 

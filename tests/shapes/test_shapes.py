@@ -12,6 +12,7 @@ import pytest
 from ctxconf.cache import PROVIDERS
 from ctxconf.errors import DataError
 from ctxconf.shapes import SHAPES, ApiShape, provider_for, registered, shape_named
+from ctxconf.shapes.shape import Ids
 
 CHAT = SHAPES["openai-chat"]
 
@@ -38,6 +39,9 @@ def _broken(**changes: Any) -> ApiShape:
         (_broken(providers=()), "no provider's cache rules apply to it"),
         (_broken(providers=("bedrock",)), "its provider 'bedrock' is not registered"),
         (_broken(title=""), "it has no name or no title"),
+        (_broken(ids=None), "it names no answer's id"),
+        (_broken(ids=Ids(CHAT.ids.answer, "x-request-id")), "a request-id header needs its ids"),
+        (_broken(diagnostics="no"), "its diagnostics is not a function"),
         (replace(CHAT, name="again"), "path ending '/chat/completions' is 'openai-chat''s"),
         (CHAT, "API shape 'openai-chat' is registered twice"),
     ],
@@ -52,6 +56,9 @@ def _broken(**changes: Any) -> ApiShape:
         "no-provider",
         "unknown-provider",
         "no-title",
+        "no-ids",
+        "header-without-ids",
+        "diagnostics-not-a-function",
         "path-claimed",
         "twice",
     ],
