@@ -21,12 +21,14 @@ class BytesFinding:
     """One request's evidence from the bytes.
 
     `simulated_read` is what the provider's rules read of this body given the earlier bodies in
-    their lifetimes; `against` the index (in the session's bodies) of the request it goes on
-    from; `lost_to_harness` what keeping that request's prefix and marks would have read more;
+    their lifetimes, of its `simulated_input` (both in the cache audit's estimated tokens);
+    `against` the index (in the session's bodies) of the request it goes on from;
+    `lost_to_harness` what keeping that request's prefix and marks would have read more;
     `causes` the probe's causes, first the harness's changes."""
 
     provider: str
     simulated_read: int | None
+    simulated_input: int | None  # the whole body, in the estimate's tokens
     against: int | None
     shared: int
     lost_to_harness: int
@@ -74,6 +76,7 @@ def bytes_findings(requests: Sequence[AuditRequest]) -> dict[int, BytesFinding]:
             found[i] = BytesFinding(
                 provider=provider,
                 simulated_read=outcome.figures.cache_read if outcome.figures else None,
+                simulated_input=outcome.figures.input_total if outcome.figures else None,
                 against=indexes[diagnosis.against]
                 if diagnosis and diagnosis.against is not None
                 else None,

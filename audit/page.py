@@ -59,7 +59,9 @@ def chart(timeline: list[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def render_page(doc: Mapping[str, Any]) -> str:
+def render_page(doc: Mapping[str, Any], refresh: int | None = None) -> str:
+    """The page; with `refresh`, one a browser reloads every that many seconds (a live view
+    rewritten as it grows)."""
     environment = Environment(
         loader=PackageLoader("ctxconf.audit", "templates"),
         autoescape=select_autoescape(["html", "j2"]),
@@ -70,4 +72,4 @@ def render_page(doc: Mapping[str, Any]) -> str:
     environment.filters["usd"] = dollars
     environment.filters["rate"] = rate
     page = environment.get_template("audit.html.j2")
-    return page.render(doc=doc, chart=chart, notes=comparisons(doc["figures"]))
+    return page.render(doc=doc, chart=chart, notes=comparisons(doc["figures"]), refresh=refresh)

@@ -48,6 +48,16 @@ def lifetime_seconds(provider: str | None, lifetime: Lifetime | None) -> float:
     return openai_rules.IDLE_SECONDS
 
 
+def longest_lifetime(provider: str | None) -> float:
+    """The longest an entry of `provider` can live unused, whatever a request asks: past it, an
+    earlier body can no longer be read by a later one."""
+    if provider == "anthropic":
+        return max(anthropic_rules.TTL_SECONDS.values())
+    if provider == "gemini":
+        return gemini_rules.IDLE_SECONDS
+    return openai_rules.RETAINED_SECONDS
+
+
 def explicit_writes(provider: str | None) -> bool:
     """Whether what a request leaves readable is what it read and wrote (marks, Anthropic), or
     its whole prompt within the provider's steps (implicit caching)."""

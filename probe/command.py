@@ -21,7 +21,7 @@ from .cache_view import console_lines
 from .causes import cause_lines, check_summary, count_line
 from .checks import judge_run
 from .errors import ProbeDataError
-from .harness import ProbeRun, run_probe
+from .harness import Front, ProbeRun, run_probe
 from .interrupt import interruptible
 from .matrix import change_lines, matrix_rows
 from .matrix import compare as compare_rows
@@ -52,6 +52,7 @@ def probe(
     prices: Path | None = None,
     folder: Path | None = None,
     padding: int | None = None,
+    front: Front | None = None,
 ) -> int:
     profile = load_profile(harness)
     scenario = load_scenario(scenario_name)
@@ -68,7 +69,13 @@ def probe(
     logs_dir = (json or html or Path("reports/probe")).with_suffix(".requests")
     with interruptible() as stop:
         run = run_probe(
-            profile, scenario, logs_dir, [str(b.resolve()) for b in bins], keep, provider
+            profile,
+            scenario,
+            logs_dir,
+            [str(b.resolve()) for b in bins],
+            keep,
+            provider,
+            front,
         )
         stop.playing = False  # a signal from here on is noted: what was found is written whole
         judged = judge_run(run)

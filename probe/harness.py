@@ -14,11 +14,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .clock import margin_before_midnight, next_midnight, widened_margin
 from .containment import Container, Member, running, scenario_own
@@ -51,6 +52,10 @@ from .scenario import Scenario
 from .server import MockServer, Script, read_log
 from .session_ids import last_session_id
 from .usage_file import usage_file
+
+# What may stand between the harness and each session's mock (a recording proxy): given the
+# mock's base URL, a context that gives the URL the harness is pointed at instead.
+Front = Callable[[str], AbstractContextManager[str]]
 
 VERSION_NUMBER = re.compile(r"\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.]+)?")
 VERSION_TIMEOUT_S = 60
@@ -99,8 +104,10 @@ class _Session:
         out: Path,
         path_prefix: list[str],
         clock: datetime | None,
+        front: Front | None = None,
     ):
         self.run, self.index = run, index
+        self.front = front
         self.profile, self.scenario = run.profile, run.scenario
         self.clock = clock  # the scenario's, or earlier after a slow start
         # Every session of a run sits at the same path, so that two sessions' prompts differ
@@ -113,15 +120,15 @@ class _Session:
         self.processes: list[ProcessRun] = []
         self.spawned: list[tuple[subprocess.Popen[bytes], Container]] = []
         self.began = time.monotonic()
-        self.base_url = ""  # the mock's, once it has started
+        self.base_url = ""  # the mock's (or its front's), once it has started
         # The process under way, so that an interruption can end it and keep its record.
         self.current: tuple[Started, list[str], list[int], MockServer] | None = None
 
-    def values(self, mock: MockServer) -> dict[str, str]:
+    def values(self, base_url: str) -> dict[str, str]:
         source = self.profile.source
         return {
-            "base_url": mock.base_url,
-            "port": str(mock.port),
+            "base_url": base_url,
+            "port": str(urlsplit(base_url).port),
             "home": str(self.room.home),
             "work": str(self.room.work),
             "python": sys.executable,
@@ -480,9 +487,11 @@ class _Session:
             served_models=profile.served_models,
             diagnostics=self.scenario.diagnostics,
         )
-        with MockServer(script, self.log) as mock:
-            self.base_url = mock.base_url
-            values = self.values(mock)
+        with ExitStack() as stack:
+            mock = stack.enter_context(MockServer(script, self.log))
+            front = self.front or nullcontext
+            self.base_url = stack.enter_context(front(mock.base_url))
+            values = self.values(self.base_url)
             self.prepare(values)
             drive = self.profile.drive
             turns = self.scenario.turns
@@ -661,14 +670,16 @@ def _not_installed(run: ProbeRun) -> str | None:
     return processes[0].stderr if all(p.seconds == 0.0 for p in processes) else None
 
 
-def _play_sessions(run: ProbeRun, root: Path, out: Path, prefix: list[str]) -> None:
+def _play_sessions(
+    run: ProbeRun, root: Path, out: Path, prefix: list[str], front: Front | None
+) -> None:
     """Each session of the run's scenario, until the last or an interruption."""
     scenario = run.scenario
     for index, start in enumerate(scenario.sessions):
         margins = [margin_before_midnight(start)] if start else []
         while True:
             clock = start and next_midnight(start) - timedelta(seconds=margins[-1])
-            session = _Session(run, index, root, out, prefix, clock).play()
+            session = _Session(run, index, root, out, prefix, clock, front).play()
             session.margins = list(margins)
             wider = None if run.interrupted else widened_margin(scenario, session)
             if wider is None:
@@ -686,12 +697,14 @@ def run_probe(
     path_prefix: list[str] | None = None,
     keep: bool = False,
     provider: str | None = None,
+    front: Front | None = None,
 ) -> ProbeRun:
     """Play every session of `scenario` with the harness of `profile`; logs go under `out`. A
     session whose first turn ran past midnight in the harness's clock is played again with its
     clock started earlier (`clock.widened_margin`). A scenario the profile can cause none of
     the changes of is not played (`events.unplayable`). A signal (Ctrl-C) stops it where it is:
-    the run keeps what was recorded and says which signal (`interrupted`)."""
+    the run keeps what was recorded and says which signal (`interrupted`). A `front` stands
+    between the harness and each session's mock: the harness is given its URL."""
     prefix = list(path_prefix or [])
     out.mkdir(parents=True, exist_ok=True)
     now = datetime.now().astimezone()
@@ -704,7 +717,7 @@ def run_probe(
         if run.not_played is None:
             root = Path(tempfile.mkdtemp(prefix=f"ctxconf-probe-{profile.name}-"))
             try:
-                _play_sessions(run, root, out, prefix)
+                _play_sessions(run, root, out, prefix, front)
             finally:
                 if keep:
                     run.kept = root
@@ -718,6 +731,7 @@ def run_probe(
 
 
 __all__ = [
+    "Front",
     "KillRecord",
     "ProbeRun",
     "ProcessRun",

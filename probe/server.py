@@ -23,6 +23,7 @@ that provider answers them, from the same played requests that give the usage
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -46,7 +47,7 @@ from ctxconf.shapes.answers import Answer, Reply, Tokens
 from ctxconf.shapes.shape import Refusal
 from ctxconf.shapes.wire import Request, Shape, ends_with_own_prompt
 
-from .bodies import Refused, read_body
+from .bodies import Refused, inflate, parse_body, read_raw
 from .cache_session import Played, SessionCache, model_in_path, scrubbed_body
 from .mapping import map_step
 from .scenario import Step
@@ -322,7 +323,10 @@ class _Handler(BaseHTTPRequestHandler):
         kind, shape = route("POST", self.path)
         entry: dict[str, Any] = {"method": "POST", "path": redact_path(self.path), "shape": shape}
         try:
-            body = read_body(self.rfile, self.headers)
+            raw = read_raw(self.rfile, self.headers)
+            # The bytes as they came, before any decoding: what a proxy in front forwarded.
+            entry["sha256"] = hashlib.sha256(raw).hexdigest()
+            body = parse_body(inflate(raw, self.headers.get("Content-Encoding", "")))
         except Refused as refused:
             self._refuse(entry, refused.status, refused.reason)
             return

@@ -9,6 +9,7 @@ way) with no credential in it, for the cache audit to read.
     exchange.py  one exchange as the record's line             record.py  the record file
     live.py      the console's lines and summary               serve.py   a proxy running
     command.py   what `ctxconf proxy` does                     apis.py    what it borrows
+    calibration.py  the provider's input beside the estimate   watcher.py the seam for a view
 """
 
 from __future__ import annotations
@@ -16,5 +17,15 @@ from __future__ import annotations
 from .command import ProxyError, options, run_proxy
 from .record import read_record
 from .serve import Options, Proxy, ProxyThread
+from .watcher import Watcher
 
-__all__ = ["Options", "Proxy", "ProxyError", "ProxyThread", "options", "read_record", "run_proxy"]
+__all__ = [
+    "Options",
+    "Proxy",
+    "ProxyError",
+    "ProxyThread",
+    "Watcher",
+    "options",
+    "read_record",
+    "run_proxy",
+]

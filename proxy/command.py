@@ -19,6 +19,7 @@ from ctxconf.exitcodes import EXIT_OK
 from ctxconf.interruption import SIGNALS
 
 from .serve import Options, Proxy
+from .watcher import Watcher
 
 
 class ProxyError(CtxconfError):
@@ -88,8 +89,8 @@ def options(
     return chosen if body_limit is None else replace(chosen, body_limit=body_limit)
 
 
-async def _serve(chosen: Options, out: TextIO) -> Proxy:
-    proxy = Proxy(chosen, out)
+async def _serve(chosen: Options, out: TextIO, watcher: Watcher | None) -> Proxy:
+    proxy = Proxy(chosen, out, watcher)
     url = await proxy.start()
     print(f"ctxconf proxy: listening on {url}, forwarding to {chosen.upstream}", file=out)
     print(f"ctxconf proxy: recording to {proxy.path}", file=out, flush=True)
@@ -106,10 +107,11 @@ async def _serve(chosen: Options, out: TextIO) -> Proxy:
     return proxy
 
 
-def run_proxy(chosen: Options, out: TextIO) -> int:
-    """Serve until a signal stops it; the summary is the last thing printed."""
+def run_proxy(chosen: Options, out: TextIO, watcher: Watcher | None = None) -> int:
+    """Serve until a signal stops it; then the summary, the calibration of the token estimate
+    and what the watcher has to say."""
     try:
-        proxy = asyncio.run(_serve(chosen, out))
+        proxy = asyncio.run(_serve(chosen, out, watcher))
     except OSError as e:
         raise ProxyError(
             f"cannot listen on {chosen.host}:{chosen.port} or write to {chosen.folder}: "
@@ -118,6 +120,15 @@ def run_proxy(chosen: Options, out: TextIO) -> int:
     except ValueError as e:  # a salt file the proxy did not write
         raise ProxyError(str(e)) from None
     print(f"ctxconf proxy: {proxy.live.summary()}; record: {proxy.path}", file=out, flush=True)
+    calibration = proxy.live.calibration.words()
+    if calibration:
+        print(
+            f"ctxconf proxy: the provider's input per token estimated: {calibration}",
+            file=out,
+            flush=True,
+        )
+    if watcher is not None:
+        watcher.ended(out)
     return EXIT_OK
 
 

@@ -1,12 +1,16 @@
 """What the console shows while the proxy runs: a line per exchange as it ends (its number,
-status, model, the provider's input, read and written tokens, its time, and how it ended when
-not whole), and at the end a summary of the run."""
+status, model, the provider's input, read and written tokens, its time, how it ended when not
+whole, and a watcher's words), and at the end a summary of the run and, per model, the ratio of
+the provider's input tokens to the cache audit's estimate."""
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
 from typing import Any, TextIO
+
+from .calibration import Calibration
+from .watcher import Watcher
 
 
 def _count(value: Any) -> str:
@@ -36,20 +40,33 @@ def exchange_line(data: dict[str, Any]) -> str:
 class Live:
     """The console's lines, and the tally the summary is made of."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, watcher: Watcher | None = None) -> None:
         self.out = out
+        self.watcher = watcher
         self.outcomes: Counter[str] = Counter()
         self.tokens: Counter[str] = Counter()
+        self.calibration = Calibration()
         self._lock = threading.Lock()
 
+    def _watched(self, data: dict[str, Any]) -> str:
+        if self.watcher is None:
+            return ""
+        try:
+            return self.watcher.exchange(data)
+        except Exception as e:  # a view that fails costs its words, never the record
+            return f"[the live view failed: {type(e).__name__}: {e}]"
+
     def show(self, data: dict[str, Any]) -> None:
+        self.calibration.add(data)
+        words = self._watched(data)
         with self._lock:
             self.outcomes[str(data.get("outcome"))] += 1
             for name in ("input", "read", "written", "output"):
                 value = (data.get("usage") or {}).get(name)
                 if isinstance(value, int):
                     self.tokens[name] += value
-            print(exchange_line(data), file=self.out, flush=True)
+            line = exchange_line(data) + (f"  | {words}" if words else "")
+            print(line, file=self.out, flush=True)
 
     def summary(self) -> str:
         with self._lock:
@@ -70,6 +87,7 @@ class Live:
                 "exchanges": sum(self.outcomes.values()),
                 "outcomes": dict(self.outcomes),
                 "tokens": dict(self.tokens),
+                "calibration": self.calibration.data(),
             }
 
 

@@ -21,6 +21,7 @@ from .forward import Forwarder, Settings, client_session
 from .live import Live
 from .record import Record, new_file
 from .redact import SALT_FILE, KeyedHash
+from .watcher import Watcher
 
 MAX_BODY = 64 * 1024 * 1024  # the most of one body the record keeps, by default
 SHUTDOWN_GRACE = 1.0  # seconds an exchange in flight is given to end when the proxy stops
@@ -41,11 +42,13 @@ def shown(host: str, port: int) -> str:
 
 
 class Proxy:
-    """Start with `await start()` (it answers the URL it listens on), end with `await stop()`."""
+    """Start with `await start()` (it answers the URL it listens on), end with `await stop()`.
+    A `watcher` adds its words to each exchange's console line."""
 
-    def __init__(self, options: Options, out: TextIO) -> None:
+    def __init__(self, options: Options, out: TextIO, watcher: Watcher | None = None) -> None:
         self.options = options
-        self.live = Live(out)
+        self.watcher = watcher
+        self.live = Live(out, watcher)
         options.folder.mkdir(parents=True, exist_ok=True)
         self.keyed = KeyedHash.of_folder(options.folder)
         self.path: Path | None = None
@@ -88,6 +91,8 @@ class Proxy:
                 "salt": SALT_FILE,
             },
         )
+        if self.watcher is not None:
+            self.watcher.started(self.path)
         return self.url
 
     def _ended(self, facts: Facts) -> None:
@@ -130,8 +135,8 @@ class Proxy:
 class ProxyThread:
     """A proxy on an event loop in a thread of its own; a context manager."""
 
-    def __init__(self, options: Options, out: TextIO) -> None:
-        self.proxy = Proxy(options, out)
+    def __init__(self, options: Options, out: TextIO, watcher: Watcher | None = None) -> None:
+        self.proxy = Proxy(options, out, watcher)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 

@@ -14,6 +14,7 @@ MODULES: tuple[str, ...] = (
     "opencode",
     "copilot",
     "pi",
+    "proxy_record",
     "har",
     "mitm_flows",
     "litellm",

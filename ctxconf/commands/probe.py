@@ -1,14 +1,23 @@
-"""`ctxconf probe`: check a real, unmodified harness from the outside, against a mock model."""
+"""`ctxconf probe`: check a real, unmodified harness from the outside, against a mock model;
+with --record-proxy, through the recording proxy put in front of each session's mock (the probe
+and the proxy never import each other: the front is made here)."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxconf.errors import CtxconfError
 from ctxconf.exitcodes import EXIT_USAGE
 from ctxconf.userfiles.atomic import check_folder, check_outputs
+
+if TYPE_CHECKING:
+    from ctxconf.probe.harness import Front
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +104,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "what they were and a floor, before they count as better or worse; a hit rate, by the "
         "share in points (default: 5%%,100,0.0001)",
     )
+    parser.add_argument(
+        "--record-proxy",
+        type=Path,
+        metavar="DIR",
+        help="put ctxconf proxy in front of each session's mock and point the harness at it, "
+        "recording into DIR (one record per session; `ctxconf audit DIR` reads them)",
+    )
     parser.add_argument("--list", action="store_true", help="list bundled harnesses and scenarios")
     outputs = parser.add_argument_group(
         "outputs", "one probe's files (with neither: HARNESS-SCENARIO.{json,html} under --out)"
@@ -152,10 +168,23 @@ def run(args: argparse.Namespace) -> int:
             prices=args.prices,
             folder=args.out,
             padding=args.padding,
+            front=None if args.record_proxy is None else _recording(args.record_proxy),
         )
     except CtxconfError as e:
         print(f"ctxconf probe: {e.describe()}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _recording(folder: Path) -> Front:
+    """A front that records: a proxy forwarding to the mock, its record in `folder`."""
+    from ctxconf.proxy import Options, ProxyThread
+
+    @contextmanager
+    def front(mock_url: str) -> Iterator[str]:
+        with ProxyThread(Options(mock_url, folder), io.StringIO()) as running:
+            yield running.url
+
+    return front
 
 
 def _tokens(text: str) -> int:
@@ -184,6 +213,8 @@ def _passed_on(args: argparse.Namespace) -> list[str]:
         options += ["--prices", str(args.prices.resolve())]
     if args.padding is not None:
         options += ["--padding", str(args.padding)]
+    if args.record_proxy is not None:
+        options += ["--record-proxy", str(args.record_proxy.resolve())]
     return options
 
 
@@ -216,3 +247,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         )
     if args.harness and not args.matrix and args.html is None and args.json is None:
         check_folder(args.out or Path("reports"))  # where the probe writes by default
+    if args.record_proxy is not None:
+        if args.record_proxy.exists() and not args.record_proxy.is_dir():
+            raise CtxconfError(f"--record-proxy {args.record_proxy}: not a folder")
+        check_folder(args.record_proxy)

@@ -1,4 +1,5 @@
-"""`ctxconf proxy`: a recording reverse proxy between a harness and its provider."""
+"""`ctxconf proxy`: a recording reverse proxy between a harness and its provider, with the
+audit's live view of its record wired in (the proxy and the audit never import each other)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from ctxconf.errors import CtxconfError
 from ctxconf.exitcodes import EXIT_USAGE
+from ctxconf.userfiles.atomic import check_outputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="allow a --listen address other than the loopback",
     )
     parser.add_argument(
+        "--page",
+        type=Path,
+        metavar="FILE",
+        help="the audit's page of the run, rewritten after each exchange and reloaded by the "
+        "browser every few seconds (default: DIR/live.html)",
+    )
+    parser.add_argument(
         "--body-limit",
         type=_size,
         metavar="BYTES",
@@ -62,6 +71,7 @@ def _size(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxconf.audit.live import LiveAudit
     from ctxconf.proxy import options, run_proxy
 
     try:
@@ -73,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
             hash_only=args.hash_only,
             body_limit=args.body_limit,
         )
-        return run_proxy(chosen, sys.stdout)
+        page = args.page if args.page is not None else args.record / "live.html"
+        check_outputs([("--page", page)])
+        return run_proxy(chosen, sys.stdout, LiveAudit(page))
     except CtxconfError as e:
         print(f"ctxconf proxy: {e.describe()}", file=sys.stderr)
         return EXIT_USAGE

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.probe.checks import CHECKS, CheckResult, judge, split_requests
-from ctxconf.probe.harness import ProbeRun, run_probe
+from ctxconf.probe.harness import Front, ProbeRun, run_probe
 from ctxconf.probe.profile import load_profile
 from ctxconf.probe.scenario import load_scenario
 
@@ -99,13 +99,15 @@ def run_fake(
     folder: Path,
     shape: str = "chat",
     scenario: str = "basic",
+    front: Front | None = None,
     **profile: Any,
 ) -> ProbeRun:
     """The fake of `shape` (and `profile`'s options: faults, variant, …) played through
-    `scenario` (a bundled name or a path), in process."""
+    `scenario` (a bundled name or a path), in process; `front` between it and the mock."""
     folder.mkdir(parents=True, exist_ok=True)
     path = fake_profile(folder, shape, **profile)
-    return run_probe(load_profile(str(path)), load_scenario(scenario), folder / "logs")
+    scenario_read = load_scenario(scenario)
+    return run_probe(load_profile(str(path)), scenario_read, folder / "logs", front=front)
 
 
 def checks_of(run: ProbeRun) -> dict[str, CheckResult]:

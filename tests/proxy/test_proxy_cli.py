@@ -1,5 +1,7 @@
 """`ctxconf proxy` as users run it: started on port 0 it prints the address it listens on,
-forwards, shows a line per exchange, and on Ctrl-C prints the summary and closes its record;
+forwards, shows a line per exchange with the audit's view of it, keeps the audit's page of the
+run, and on Ctrl-C prints the summary, the estimate's calibration and the audit's summary, and
+closes its record;
 a listen address off the loopback and an upstream that is not a URL are refused."""
 
 from __future__ import annotations
@@ -51,8 +53,11 @@ def test_the_command_prints_its_address_records_and_ends_on_ctrl_c(tmp_path: Pat
                 process.communicate()
     assert process.returncode == 0, err
     assert "Traceback" not in err
-    assert "  200  m  in " in shown
+    assert "  200  m  in " in shown and shown.rstrip().endswith("  | lost 0")
     assert re.search(r"ctxconf proxy: 1 request \(1 complete\); input \d+ tokens", out), out
+    assert re.search(r"the provider's input per token estimated: m 1\.000 \(", out), out
+    assert "ctxconf audit: 1 session(s), 1 request(s), 0 lost the cache" in out
+    assert "<title>ctxconf audit</title>" in (record / "live.html").read_text(encoding="utf-8")
     kinds = [line["kind"] for line in lines(record)]
     assert kinds == ["run", "exchange", "end"]
     assert secrets_absent(record, "sk-ant-cli-secret") == []

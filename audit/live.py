@@ -1,0 +1,178 @@
+"""The audit of a proxy's record as it grows: each exchange line, as the proxy writes it, read
+as the record's reader reads it (readers/proxy_record.py), held in its session, and that
+session's timeline made again (bytes_evidence.py, timeline.py), so that the proxy's console
+line can say what the request lost and why, and what the simulator reads of the same bodies
+beside what the provider read; the audit's page rewritten after each exchange, and the audit's
+console summary of the run at its end.
+
+It has the shape of the proxy's `Watcher` (started, exchange, ended) without importing the
+proxy: the command wires the two. It runs in the record's writer thread, never on the proxy's
+event loop. Bodies are bounded: a session keeps the bodies of at most `MAX_BODIES` requests,
+and none older than its provider's longest lifetime before the newest (a body past it can no
+longer be read by a later request); the figures of every request are kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from ctxconf.cache import PriceTable, bundled_prices
+from ctxconf.userfiles.atomic import write_text_atomic
+
+from .bytes_evidence import BytesFinding, bytes_findings
+from .console import print_console
+from .page import render_page
+from .provider_rules import longest_lifetime, provider_of, step_tokens
+from .readers.proxy_record import Run, exchange_request, session_of, unfinished
+from .record import AuditRequest, Place, Problem
+from .results import results
+from .sessions import SessionAudit
+from .summary import summarize
+from .timeline import Step, session_timeline
+
+MAX_BODIES = 32  # per session: the most recent requests whose bodies are kept
+REFRESH_SECONDS = 5  # how often the live page reloads itself
+# The simulator's share of a prompt read and the provider's part only past this.
+SHARE_SLACK = 0.05
+
+
+@dataclass
+class _Session:
+    requests: list[AuditRequest] = field(default_factory=list)
+    findings: dict[int, BytesFinding] = field(default_factory=dict)
+    steps: tuple[Step, ...] = ()
+
+    def add(self, request: AuditRequest) -> Step:
+        """The request held in its session; its step in the timeline made again."""
+        self.requests.append(request)
+        index = len(self.requests) - 1
+        if request.body is not None:
+            found = bytes_findings(self.requests).get(index)
+            if found is not None:
+                self.findings[index] = found
+        self._let_go(request)
+        self.steps = tuple(session_timeline(self.requests, self.findings))
+        return self.steps[-1]
+
+    def _let_go(self, newest: AuditRequest) -> None:
+        """Drop the bodies no later request can read from, and any past the count."""
+        lifetime = longest_lifetime(provider_of(newest))
+        kept = 0
+        for index in range(len(self.requests) - 1, -1, -1):
+            request = self.requests[index]
+            if request.body is None:
+                continue
+            old = (
+                newest.time is not None
+                and request.time is not None
+                and (newest.time - request.time).total_seconds() > lifetime
+            )
+            kept += 1
+            if old or kept > MAX_BODIES:
+                self.requests[index] = dataclasses.replace(request, body=None)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part:,} of {whole:,} ({part / whole:.0%})" if whole else f"{part:,} of 0"
+
+
+def simulator_words(step: Step) -> str:
+    """What the simulator reads of the bodies beside what the provider read, where they part
+    (in shares of each one's input: the simulator counts by the estimate, the provider by its
+    tokenizer); empty where they agree or there are no bodies. A simulator that reads more
+    read it from bodies identical within a lifetime: the provider's miss."""
+    finding, tokens = step.finding, step.request.tokens
+    if finding is None or finding.simulated_read is None or not finding.simulated_input:
+        return ""
+    read, sent = tokens.read, tokens.total_input
+    if read is None or not sent:
+        return ""
+    simulated = f"the simulator reads {_share(finding.simulated_read, finding.simulated_input)}"
+    provider = f"the provider {_share(read, sent)}"
+    apart = finding.simulated_read / finding.simulated_input - read / sent
+    rounding = step_tokens(provider_of(step.request))
+    if abs(apart) <= SHARE_SLACK or abs(finding.simulated_read - read) < rounding:
+        return ""
+    if apart > 0:
+        identical = "the bodies are identical within a lifetime"
+        return f"provider-side miss: {identical}; {simulated}, {provider}"
+    return f"{simulated}, {provider}"
+
+
+def step_words(step: Step) -> str:
+    """The console's words for a request: what it lost and why, and the simulator's figure
+    where it parts from the provider's."""
+    if step.request.tokens.read is None:
+        return "no cache figures"
+    if step.lost > 0 and step.cause is not None:
+        cause = step.cause
+        rule = f" {cause.anchor}" if cause.anchor else ""
+        said = f"lost {step.lost:,}: {cause.kind} [{cause.basis}]{rule}"
+    else:
+        said = "lost 0"
+    simulator = simulator_words(step)
+    return f"{said}; {simulator}" if simulator else said
+
+
+class LiveAudit:
+    """The audit's live view of one proxy run; `page` the page rewritten after each exchange
+    (None: no page)."""
+
+    def __init__(self, page: Path | None, prices: PriceTable | None = None) -> None:
+        self.page = page
+        self.prices = prices if prices is not None else bundled_prices()
+        self.run: Run | None = None
+        self.sessions: dict[str, _Session] = {}
+        self.problems: list[Problem] = []
+        self._line = 1  # the record's run line
+
+    def started(self, record: Path) -> None:
+        self.run = Run(record)
+
+    def exchange(self, line: Mapping[str, Any]) -> str:
+        self._line += 1
+        run = self.run
+        if run is None:
+            return ""
+        place = Place(run.path, self._line)
+        why = unfinished(line)
+        if why is not None:
+            self.problems.append(Problem(place, why))
+            self._write_page()
+            return ""
+        request = exchange_request(line, place, run)
+        if request is None:
+            return ""
+        step = self.sessions.setdefault(session_of(line, run), _Session()).add(request)
+        self._write_page()
+        return step_words(step)
+
+    def document(self) -> dict[str, Any]:
+        """The audit's results document of the run so far."""
+        audits = [
+            SessionAudit(session.steps[0].request.source, name, session.steps)
+            for name, session in self.sessions.items()
+            if session.steps
+        ]
+        paths = [str(self.run.path)] if self.run is not None else []
+        return results(summarize(audits, self.prices), paths, self.problems, "bundled")
+
+    def _write_page(self) -> None:
+        if self.page is not None:
+            write_text_atomic(self.page, render_page(self.document(), refresh=REFRESH_SECONDS))
+
+    def ended(self, out: TextIO) -> None:
+        """The audit's console summary of the run; the page written once more, without its
+        reload."""
+        document = self.document()
+        if self.page is not None:
+            write_text_atomic(self.page, render_page(document))
+        out.write("\n")
+        print_console(document, out)
+
+
+__all__ = ["MAX_BODIES", "LiveAudit", "simulator_words", "step_words"]

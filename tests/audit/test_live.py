@@ -1,0 +1,156 @@
+"""The audit's live view of a proxy's record, fed the lines the real proxy wrote: a changed
+system prompt is a loss with its cause from the bytes; identical bodies the provider did not
+read are a provider-side miss; a simulator that reads what the provider did not is said with
+both figures; bodies are let go past the count and past the provider's longest lifetime; the
+page reloads itself while the run goes on and not once it has ended, and the end prints the
+audit's summary of the run."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconf.audit import live
+from ctxconf.audit.live import LiveAudit
+from ctxconf.probe.scenario import Step
+from ctxconf.probe.server import MockServer, Script
+from ctxconf.proxy import Options, ProxyThread
+from tests.proxy.helpers import exchanges, post, proxied, recorded
+from tests.proxy.upstreams import RawUpstream
+
+HEADERS = {"Content-Type": "application/json", "x-api-key": "sk-ant-live-secret"}
+LONG = "You are a careful helper. " * 400  # about 2,600 tokens by the estimate
+REFRESH = '<meta http-equiv="refresh"'
+
+
+def _body(turns: int, system: str = LONG) -> bytes:
+    messages: list[dict[str, Any]] = []
+    for n in range(turns):
+        messages.append({"role": "user", "content": f"turn {n}"})
+        if n < turns - 1:
+            messages.append({"role": "assistant", "content": f"answer {n}"})
+    return json.dumps(
+        {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 50,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "messages": messages,
+        }
+    ).encode()
+
+
+def answering(usage: dict[str, int]) -> Any:
+    """An upstream that answers every request with an Anthropic message of `usage`."""
+    answer = {"id": "msg_1", "type": "message", "role": "assistant",
+              "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "ok"}],
+              "stop_reason": "end_turn", "usage": usage}  # fmt: skip
+    payload = json.dumps(answer).encode()
+
+    async def handler(up: RawUpstream, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        while True:  # one connection may carry every request
+            await up.read_request(r)
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+            w.write(f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+            await w.drain()
+
+    return handler
+
+
+def _recorded(upstream: str, folder: Path, bodies: list[bytes]) -> list[dict[str, Any]]:
+    with proxied(upstream, folder) as running:
+        for body in bodies:
+            assert post(running.url, "/v1/messages", body, HEADERS)[0] == 200
+        recorded(running, len(bodies))
+    return exchanges(folder)
+
+
+def _watched(folder: Path, lines: list[dict[str, Any]], page: Path | None = None) -> list[str]:
+    watcher = LiveAudit(page)
+    (record,) = folder.glob("proxy-*.jsonl")
+    watcher.started(record)
+    return [watcher.exchange(line) for line in lines]
+
+
+@pytest.fixture
+def mock(tmp_path: Path) -> Iterator[MockServer]:
+    with MockServer(Script([Step("text", "Done.", None)], "/work"), tmp_path / "log") as server:
+        yield server
+
+
+def test_a_changed_system_prompt_is_a_loss_with_its_cause_from_the_bytes(
+    mock: MockServer, tmp_path: Path
+) -> None:
+    folder = tmp_path / "record"
+    lines = _recorded(mock.base_url, folder, [_body(1), _body(2, "Today is 2026-12-01. " + LONG)])
+    first, second = _watched(folder, lines)
+    assert first == "lost 0"
+    written = lines[0]["usage"]["written"]
+    assert second.startswith(f"lost {written:,}: ")
+    assert "[bytes]" in second and "simulator" not in second  # the mock read as simulated
+
+
+def test_identical_bodies_the_provider_did_not_read_are_its_miss(tmp_path: Path) -> None:
+    folder = tmp_path / "record"
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": 2700, "output_tokens": 5}  # fmt: skip
+    with RawUpstream(answering(usage)) as upstream:
+        lines = _recorded(upstream.url, folder, [_body(1), _body(2)])
+    second = _watched(folder, lines)[1]
+    assert second.startswith("lost 2,700: ")
+    assert "provider-side miss: the bodies are identical within a lifetime" in second
+    assert "the provider 0 of 2,710 (0%)" in second
+
+
+def test_a_simulator_that_parts_from_the_provider_says_both(tmp_path: Path) -> None:
+    folder = tmp_path / "record"
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 2700,
+             "cache_creation_input_tokens": 0, "output_tokens": 5}  # fmt: skip
+    with RawUpstream(answering(usage)) as upstream:
+        lines = _recorded(upstream.url, folder, [_body(1)])
+    (words,) = _watched(folder, lines)
+    # The first request: nothing could be read by the bodies' rules, the provider read it all.
+    assert words.startswith("lost 0; the simulator reads 0 of ")
+    assert words.endswith("the provider 2,700 of 2,710 (100%)")
+
+
+def test_bodies_are_let_go_past_the_count_and_the_lifetime(
+    mock: MockServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live, "MAX_BODIES", 2)
+    folder = tmp_path / "record"
+    lines = _recorded(mock.base_url, folder, [_body(n) for n in (1, 2, 3, 4)])
+    watcher = LiveAudit(None)
+    (record,) = folder.glob("proxy-*.jsonl")
+    watcher.started(record)
+    for line in lines[:3]:
+        watcher.exchange(line)
+    (session,) = watcher.sessions.values()
+    assert [r.body is not None for r in session.requests] == [False, True, True]
+    late = {**lines[3], "time": {**lines[3]["time"], "start": lines[2]["time"]["start"] + 7200}}
+    assert watcher.exchange(late).startswith("lost ")  # an hour past: the entries had ended
+    assert [r.body is not None for r in session.requests] == [False, False, False, True]
+
+
+def test_the_page_reloads_while_the_run_goes_on_and_the_end_prints_the_audit(
+    mock: MockServer, tmp_path: Path
+) -> None:
+    folder, page = tmp_path / "record", tmp_path / "live.html"
+    console = io.StringIO()
+    watcher = LiveAudit(page)
+    with ProxyThread(Options(mock.base_url, folder), console, watcher) as running:
+        for body in (_body(1), _body(2)):
+            assert post(running.url, "/v1/messages", body, HEADERS)[0] == 200
+        recorded(running, 2)
+        assert REFRESH in page.read_text(encoding="utf-8")
+    shown = console.getvalue().splitlines()
+    assert shown[0].endswith("  | lost 0") and shown[1].endswith("  | lost 0")
+    ended = io.StringIO()
+    watcher.ended(ended)
+    assert "ctxconf audit: 1 session(s), 2 request(s), 0 lost the cache" in ended.getvalue()
+    assert REFRESH not in page.read_text(encoding="utf-8")

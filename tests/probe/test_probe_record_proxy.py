@@ -1,0 +1,99 @@
+"""`ctxconf probe --record-proxy DIR`: the fakes of the four API shapes played through the real
+proxy put in front of each session's mock. The bodies the record holds are the bytes the mock
+received (the sha256 of the bytes forwarded is the mock's of the bytes read), and `ctxconf
+audit DIR` gives, request by request, the read, written and uncached tokens of the probe's own
+results."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxconf.cache import bundled_prices
+from ctxconf.probe import usage_figures
+from ctxconf.probe.harness import ProbeRun
+from ctxconf.proxy import Options, ProxyThread, read_record
+from tests.cli import ctxconf
+
+from .helpers import fake_profile, run_fake
+
+
+def recording(folder: Path) -> Any:
+    @contextmanager
+    def front(mock_url: str) -> Iterator[str]:
+        with ProxyThread(Options(mock_url, folder), io.StringIO()) as running:
+            yield running.url
+
+    return front
+
+
+def _exchanges(folder: Path) -> list[dict[str, Any]]:
+    found = []
+    for path in sorted(folder.glob("proxy-*.jsonl")):
+        read = read_record(path)
+        assert not read.torn and read.lines[-1]["kind"] == "end"
+        found += [line for line in read.lines if line["kind"] == "exchange"]
+    return found
+
+
+def probe_figures(run: ProbeRun) -> list[tuple[int, int, int]]:
+    """The probe's own results, `cache.sessions[].requests[]`: (read, written, uncached) of each
+    request the mock answered with figures, in order."""
+    figures = [f for s in run.sessions for f in usage_figures.session_figures(s, bundled_prices())]
+    rows = [r for s in usage_figures.to_data(figures)["sessions"] for r in s["requests"]]
+    return [(r["cache_read"], r["cache_write"], r["uncached"]) for r in rows if r["input_total"]]
+
+
+def audit_figures(folder: Path, tmp_path: Path) -> list[tuple[int, int, int]]:
+    """`ctxconf audit DIR`'s requests, in the order sent: (read, written, uncached), the writes
+    among the uncached as the probe counts them (a source with no write figure has them there)."""
+    out = tmp_path / "audit.json"
+    ctxconf("audit", folder, "--json", out)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    rows = sorted((s for d in doc["sessions"] for s in d["timeline"]), key=lambda s: s["time"])
+    figures = []
+    for row in rows:
+        written = (row["written_5m"] or 0) + (row["written_1h"] or 0)
+        figures.append((row["read"], written, row["uncached"] + written))
+    return figures
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["anthropic", "chat", "responses", "gemini"])
+def test_the_record_holds_what_the_mock_read_and_the_audit_gives_the_probe_s_figures(
+    tmp_path: Path, shape: str
+) -> None:
+    folder = tmp_path / "record"
+    run = run_fake(tmp_path / "probe", shape, front=recording(folder))
+    assert len(list(folder.glob("proxy-*.jsonl"))) == len(run.sessions)
+    received = Counter(
+        e["sha256"] for s in run.sessions for e in s.entries if e.get("method") == "POST"
+    )
+    lines = [line for line in _exchanges(folder) if line["method"] == "POST"]
+    for line in lines:
+        request = line["request"]
+        assert request["sha256_received"] == request["sha256_forwarded"]
+        assert line["outcome"] == "complete"
+    assert Counter(line["request"]["sha256_forwarded"] for line in lines) == received
+    probe = probe_figures(run)
+    assert len(probe) > 2
+    assert audit_figures(folder, tmp_path) == probe
+
+
+@pytest.mark.slow
+def test_the_command_records_through_the_proxy(tmp_path: Path) -> None:
+    profile = fake_profile(tmp_path, "anthropic")
+    folder = tmp_path / "record"
+    ctxconf("probe", "--harness", profile, "--json", tmp_path / "r.json",
+            "--record-proxy", folder)  # fmt: skip
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    requests = [r for s in results["cache"]["sessions"] for r in s["requests"]]
+    assert len(_exchanges(folder)) >= len(requests) > 0
+    assert [r["cache_read"] for r in requests] == [f[0] for f in audit_figures(folder, tmp_path)]
