@@ -205,9 +205,9 @@ MUTANTS: tuple[Mutant, ...] = (
        ('path=read.path.replace("|", "\\\\|")', "path=read.path")),
     # -- the prefix area (prefix.md): the session in prefix.py, the usage shapes in usage.py --
     _m("pfx.system.once", "made-for-every-request", "prefix/session.py",
-       ("        assert self._system is not None\n        message = text",
-        "        self._make_prompt()\n"
-        "        assert self._system is not None\n        message = text")),
+       ("        # rule: pfx.system.once\n        assert self._system is not None\n",
+        "        # rule: pfx.system.once\n        self._make_prompt()\n"
+        "        assert self._system is not None\n")),
     _m("pfx.system.holds", "mode-left-out", "prefix/session.py",
        ('parts.append(t.render("system_mode", mode=self._mode))',
         'parts.append(t.render("system_mode", mode="any"))')),
@@ -383,12 +383,12 @@ MUTANTS: tuple[Mutant, ...] = (
         '        # rule: pfx.system.load\n        self._key = f"{self._key}-restarted"')),
     _m("pfx.cache.aside", "aside-alone", "prefix/session.py",
        ("            (*history, text),\n", "            (text,),\n"),
-       ("            len(history) - 1 if history else None,\n", "            None,\n")),
+       ("            _newest_sent(history),\n", "            None,\n")),
     _m("pfx.cache.aside", "aside-takes-the-note", "prefix/session.py",
        ("            (*history, text),\n",
         '            (*history, "".join(self._note_lines()[:0]) + text),\n')),
     _m("pfx.cache.aside", "aside-marks-its-own-prompt", "prefix/session.py",
-       ("            len(history) - 1 if history else None,\n", "            len(history),\n")),
+       ("            _newest_sent(history),\n", "            len(history),\n")),
     # The history area (reference/history/): one or more per rule, none for a decision
     # (reference/history/readings.py reads each decision the other way).
     _m("hist.persist.cold-equals-live", "reload-forgets-an-overflow", "history/entries.py",
