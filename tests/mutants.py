@@ -205,9 +205,9 @@ MUTANTS: tuple[Mutant, ...] = (
        ('path=read.path.replace("|", "\\\\|")', "path=read.path")),
     # -- the prefix area (prefix.md): the session in prefix.py, the usage shapes in usage.py --
     _m("pfx.system.once", "made-for-every-request", "prefix/session.py",
-       ("        assert self._system is not None\n        message = text",
-        "        self._make_prompt()\n"
-        "        assert self._system is not None\n        message = text")),
+       ("        # rule: pfx.system.once\n        assert self._system is not None\n",
+        "        # rule: pfx.system.once\n        self._make_prompt()\n"
+        "        assert self._system is not None\n")),
     _m("pfx.system.holds", "mode-left-out", "prefix/session.py",
        ('parts.append(t.render("system_mode", mode=self._mode))',
         'parts.append(t.render("system_mode", mode="any"))')),
@@ -383,12 +383,53 @@ MUTANTS: tuple[Mutant, ...] = (
         '        # rule: pfx.system.load\n        self._key = f"{self._key}-restarted"')),
     _m("pfx.cache.aside", "aside-alone", "prefix/session.py",
        ("            (*history, text),\n", "            (text,),\n"),
-       ("            len(history) - 1 if history else None,\n", "            None,\n")),
+       ("            _newest_sent(history),\n", "            None,\n")),
     _m("pfx.cache.aside", "aside-takes-the-note", "prefix/session.py",
        ("            (*history, text),\n",
         '            (*history, "".join(self._note_lines()[:0]) + text),\n')),
     _m("pfx.cache.aside", "aside-marks-its-own-prompt", "prefix/session.py",
-       ("            len(history) - 1 if history else None,\n", "            len(history),\n")),
+       ("            _newest_sent(history),\n", "            len(history),\n")),
+    # -- the model's reasoning (prefix.md, pfx.reasoning.*): the answers in bodies, kept --
+    _m("pfx.reasoning.anthropic", "thinking-after-the-tool-use", "prefix/body.py",
+       ('return {"role": "assistant", "content": list(message.parts)}',
+        'return {"role": "assistant", "content": sorted(message.parts,'
+        ' key=lambda b: b.get("type") == "thinking")}')),
+    _m("pfx.reasoning.anthropic", "latest-signature-on-every-block", "prefix/body.py",
+       ('return {"role": "assistant", "content": list(message.parts)}',
+        'latest = [b["signature"] for m in prompt.messages if isinstance(m, Answer)'
+        ' for b in m.parts if b.get("type") == "thinking"][-1]\n'
+        '            return {"role": "assistant", "content": [{**b, "signature": latest}'
+        ' if b.get("type") == "thinking" else b for b in message.parts]}')),
+    _m("pfx.reasoning.anthropic", "redacted-thinking-dropped", "prefix/body.py",
+       ('return {"role": "assistant", "content": list(message.parts)}',
+        'return {"role": "assistant", "content": [b for b in message.parts'
+        ' if b.get("type") != "redacted_thinking"]}')),
+    _m("pfx.reasoning.anthropic", "stripped-within-the-tool-loop", "prefix/session.py",
+       ("            self._history.append(text)\n            return self._request(",
+        "            self._history = self._closed()\n"
+        "            self._history.append(text)\n            return self._request(")),
+    _m("pfx.reasoning.responses", "reasoning-items-dropped", "prefix/body.py",
+       ("            return list(message.parts)\n",
+        '            return [p for p in message.parts if p.get("type") != "reasoning"]\n')),
+    _m("pfx.reasoning.responses", "encrypted-content-dropped", "prefix/body.py",
+       ("            return list(message.parts)\n",
+        '            return [{k: v for k, v in p.items() if k != "encrypted_content"}'
+        " for p in message.parts]\n")),
+    _m("pfx.reasoning.gemini", "signature-on-every-call", "prefix/body.py",
+       ('return {"role": "model", "parts": list(message.parts)}',
+        'first = next(p["thoughtSignature"] for p in message.parts if "thoughtSignature" in p)\n'
+        '            return {"role": "model", "parts": [{**p, "thoughtSignature": first}'
+        ' if "functionCall" in p else p for p in message.parts]}')),
+    _m("pfx.reasoning.gemini", "signatures-dropped", "prefix/body.py",
+       ('return {"role": "model", "parts": list(message.parts)}',
+        'return {"role": "model", "parts": [{k: v for k, v in p.items()'
+        ' if k != "thoughtSignature"} for p in message.parts]}')),
+    _m("pfx.reasoning.chat", "reasoning-content-dropped", "prefix/body.py",
+       ("            return list(message.parts)\n",
+        '            return [{k: v for k, v in p.items() if k != "reasoning_content"}'
+        " for p in message.parts]\n")),
+    _m("pfx.reasoning.kept", "earlier-thinking-stripped", "prefix/session.py",
+       ("        if self._last_turn_only():\n", "        if True:\n")),
     # The history area (reference/history/): one or more per rule, none for a decision
     # (reference/history/readings.py reads each decision the other way).
     _m("hist.persist.cold-equals-live", "reload-forgets-an-overflow", "history/entries.py",

@@ -1,5 +1,5 @@
 """What a prefix case's steps must be that the case schema cannot say: one session, one start,
-a session id for an OpenAI body."""
+a session id for an OpenAI body, one provider's shape for the answers and the bodies after them."""
 
 from __future__ import annotations
 
@@ -10,11 +10,23 @@ Problem = tuple[str, str, str]  # (pointer below the case, message, code)
 
 def step_problems(steps: Sequence[object]) -> Iterator[Problem]:
     """Each problem of a prefix case's steps, placed below the case."""
+    answered: str | None = None  # the provider whose shape the answers so far have
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
         where = f"/steps/{index}"
         op = step.get("op")
+        provider = step.get("provider")
+        if op in ("answer", "request_body") and answered is not None and provider != answered:
+            message = (
+                f"the answers so far are in {answered}'s shape: "
+                f"a {provider} {'answer' if op == 'answer' else 'body'} cannot follow them"
+            )
+            yield f"{where}/provider", message, "prefix-answer-provider"
+        if op == "answer" and answered is None and isinstance(provider, str):
+            answered = provider
+        if op == "compact":
+            answered = None  # the history starts over
         if index == 0 and op != "start":
             message = f"the first step is {op!r}: a prefix case starts with a start step"
             yield f"{where}/op", message, "prefix-start"

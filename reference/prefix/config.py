@@ -26,12 +26,13 @@ class CacheConfig:
 @dataclass(frozen=True)
 class PrefixConfig:
     """What a `PrefixSession` needs from `loop.json`: the notes, the request texts, the wait,
-    the cache marks."""
+    the cache marks, the models that keep only the last turn's reasoning."""
 
     version: str
     mcp_wait_ms: int
     plan_mode: str
     cache: CacheConfig
+    last_turn_only: tuple[str, ...]  # models whose provider drops earlier turns' reasoning
     notes: Texts  # context.note: what a <session-note> says of each change
     texts: Texts  # prefix.texts: requests, refusals, the compaction request, the usage rows
 
@@ -44,6 +45,7 @@ class PrefixConfig:
             mcp_wait_ms=note["mcp_wait_ms"],
             plan_mode=prefix["plan_mode"],
             cache=CacheConfig.from_loop(prefix["cache"]),
+            last_turn_only=tuple(prefix["reasoning"]["last_turn_only"]),
             # context.note holds one number beside its templates.
             notes=Texts({name: text for name, text in note.items() if isinstance(text, str)}),
             texts=Texts(prefix["texts"]),

@@ -478,4 +478,28 @@ READINGS: tuple[Reading, ...] = (
             ),
         ),
     ),
+    Reading(
+        "pfx.reasoning.last-turn-only",
+        "sent-as-it-came",
+        "prefix/session.py",
+        (("        if self._last_turn_only():\n", "        if False:\n"),),
+    ),
+    Reading(
+        "pfx.reasoning.idle",
+        "stripped-after-the-longest-lifetime",
+        "prefix/session.py",
+        (
+            (
+                "        # rule: pfx.reasoning.idle\n        return\n",
+                "        # rule: pfx.reasoning.idle\n"
+                "        ttl = self.config.cache.prefix_ttl\n"
+                '        seconds = int(ttl[:-1]) * {"s": 1, "m": 60, "h": 3600}[ttl[-1]]\n'
+                "        if minutes * 60 > seconds:\n"
+                "            self._history = [\n"
+                "                without_reasoning(m) if isinstance(m, Answer) else m\n"
+                "                for m in self._history\n"
+                "            ]\n",
+            ),
+        ),
+    ),
 )

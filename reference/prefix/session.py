@@ -2,10 +2,11 @@
 what changes mid-session sent as a `<session-note>` on the person's next message.
 
 A `PrefixSession` is one conversation. The harness tells it what happens (a message from the
-person, a changed date or mode, a tool call, a compaction, a model switch, a provider response)
-and sends what it returns: each request's system prompt, tool names and new user message, or its
-whole body for a provider, with the cache marks, parameters and key (`body.py`); each tool
-call's answer; each response's cached-token numbers.
+person, a changed date or mode, a tool call, a compaction, a model switch, a provider response,
+the model's answer) and sends what it returns: each request's system prompt, tool names and new
+user message, or its whole body for a provider, with the cache marks, parameters and key and the
+model's answers with their reasoning as they came (`body.py`); each tool call's answer; each
+response's cached-token numbers.
 
     session = PrefixSession(model="m", date="2026-11-04", mode="code", tools=[Tool("read")])
     request = session.user("Fix the flaky test.")   # request.system, request.tools, request.message
@@ -19,12 +20,25 @@ switch, and is resent byte for byte in between; nothing in it tells the time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..texts import Texts
-from .body import Params, Prompt, canonical_body, request_body
+from .body import (
+    Answer,
+    Message,
+    Params,
+    Prompt,
+    Result,
+    Results,
+    answer_calls,
+    canonical_body,
+    read_answer,
+    request_body,
+    without_reasoning,
+)
 from .config import PrefixConfig
 from .usage import Usage, normalise_usage
 
@@ -54,13 +68,29 @@ class Request:
     system_number: int  # the system prompt's number, by first appearance in the session
     system: str
     tools: tuple[str, ...]
-    message: str  # the new user message as sent, its note included
+    message: str  # the new user message as sent, its note included; or the results shown
+    results: bool = False  # the request answers the model's calls: `message` shows the results
 
     def render(self, texts: Texts) -> str:
         """The conformance text of the request."""
         tools = texts.render("tools_separator").join(self.tools) or texts.render("no_tools")
+        if self.results:
+            return texts.render(
+                "results_request", system=self.system_number, tools=tools, results=self.message
+            )
         return texts.render("request", system=self.system_number, tools=tools, message=self.message)
 
+
+def _newest_sent(history: Sequence[Message]) -> int | None:
+    """The newest message the harness wrote (an answer goes back as it came, unmarked)."""
+    return next(
+        (i for i in range(len(history) - 1, -1, -1) if not isinstance(history[i], Answer)),
+        None,
+    )
+
+
+# The date that names a version of a model: claude-haiku-4-5-20251001, gpt-5-2025-08-07.
+_DATED = re.compile(r"[0-9]{8}|[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 # Keys of what the model is told; files and MCP servers have one key each.
 _DATE, _MODE, _PERSONALITY, _PLAN = "date", "mode", "personality", "plan"
@@ -106,7 +136,8 @@ class PrefixSession:
         self._numbers: dict[str, int] = {}
         # rule: pfx.note.date
         self._told: dict[str, str | None] = {}  # what the model was last told of each item
-        self._history: list[str] = []  # the user messages as sent, since the last compaction
+        # The messages as sent since the last compaction: texts, the model's answers, results.
+        self._history: list[Message] = []
         self._wrapping_up = False
         # The cache parameters asked for, made at the next making, and those made.
         self._wanted = self._params = params if params is not None else Params()
@@ -174,6 +205,37 @@ class PrefixSession:
         # rule: pfx.system.load
         return
 
+    def idle(self, minutes: int) -> None:
+        """A pause of `minutes` with nothing sent: what was sent stays as it was, however long
+        the pause."""
+        # rule: pfx.reasoning.idle
+        return
+
+    def answer(
+        self, provider: str, body: Mapping[str, Any], results: Sequence[str] = ()
+    ) -> Request | None:
+        """The model's answer to the latest request, its provider's response body; kept as it
+        came. When it calls tools, `results` holds what each call's tool answers when it runs,
+        and the answers are sent as the next request (None: no calls, nothing sent)."""
+        if self._latest is None or not self._history:
+            raise ValueError("an answer follows a request whose messages the history holds")
+        if isinstance(self._history[-1], Answer):
+            raise ValueError("the model has answered the latest request already")
+        answer = read_answer(provider, body)
+        calls = answer_calls(answer)
+        if len(results) != len(calls):
+            raise ValueError(f"the answer makes {len(calls)} calls, and {len(results)} results")
+        # rule: pfx.reasoning.kept
+        # As it came, reasoning and all: whatever comes after, this answer is sent so.
+        self._history.append(answer)
+        if not calls:
+            return None
+        answered = tuple(
+            Result(call, tool, self.call(tool, result))
+            for (call, tool), result in zip(calls, results, strict=True)
+        )
+        return self._send(Results(answered), person=False)
+
     def call(self, tool: str, result: str) -> str:
         """The answer to the model's call of `tool`: `result` when it runs, else a refusal."""
         # The model calls from the last request it was sent, whatever was remade since.
@@ -239,7 +301,8 @@ class PrefixSession:
         loop's prefix and history, then its own prompt; the history does not keep it."""
         if self._system is None:
             raise ValueError("a side request comes after the session's first request")
-        history = tuple(self._history)
+        # It is a message of its own: the loop's next one would drop what it drops.
+        history = tuple(self._closed())
         # A side request sends the prompt as made: if no request has yet, it numbers it.
         number = self._numbers.setdefault(self._system, 1 + len(self._numbers))
         # rule: pfx.cache.aside
@@ -251,7 +314,7 @@ class PrefixSession:
             (*history, text),
             self._params,
             self._key,
-            len(history) - 1 if history else None,
+            _newest_sent(history),
         )
         return canonical_body(request_body(provider, prompt, self.config.cache))
 
@@ -282,11 +345,12 @@ class PrefixSession:
     def history(self) -> str:
         """The user messages the history holds, each exactly as it was sent."""
         t = self._texts
-        if not self._history:
+        texts = [message for message in self._history if isinstance(message, str)]
+        if not texts:
             return t.render("history_empty")
         return "\n".join(
             t.render("history_entry", number=number, message=message)
-            for number, message in enumerate(self._history, start=1)
+            for number, message in enumerate(texts, start=1)
         )
 
     @property
@@ -295,7 +359,24 @@ class PrefixSession:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _send(self, text: str, *, person: bool) -> Request:
+    def _closed(self) -> list[Message]:
+        """The history as a message that is not results sends it: a provider that reads only
+        the last turn's reasoning drops the reasoning of every answer before that message."""
+        # rule: pfx.reasoning.last-turn-only
+        if self._last_turn_only():
+            return [without_reasoning(m) if isinstance(m, Answer) else m for m in self._history]
+        return list(self._history)
+
+    def _last_turn_only(self) -> bool:
+        """Whether the model's provider drops earlier turns' reasoning: loop.json lists it, by
+        its name or its name and a date (a dated version); any other model keeps it."""
+        return any(
+            self.model == name or _DATED.fullmatch(self.model.removeprefix(name + "-")) is not None
+            for name in self.config.last_turn_only
+            if self.model.startswith(name)
+        )
+
+    def _send(self, text: str | Results, *, person: bool) -> Request:
         # rule: pfx.system.first-request
         first = self._system is None
         if first:
@@ -307,6 +388,11 @@ class PrefixSession:
             self._make_prompt()
         # rule: pfx.system.once
         assert self._system is not None
+        if isinstance(text, Results):
+            # The calls' answers: the same turn goes on, and its reasoning with it.
+            self._history.append(text)
+            return self._request(text, self._results_text(text))
+        self._history = self._closed()
         message = text
         if person:
             lines = self._note_lines()
@@ -316,9 +402,21 @@ class PrefixSession:
                 message = self._texts.render("message_with_note", note=note, text=text)
         # rule: pfx.note.stored
         self._history.append(message)
+        request = self._request(message, message)
+        if first:
+            # A server later than the wait connects after the first request has gone.
+            # rule: pfx.tools.fixed
+            self._connected = {s.server for s in self._servers}
+        return request
+
+    def _request(self, message: Message, shown: str) -> Request:
+        """The request that sends the history, `message` its newest, as made now."""
+        assert self._system is not None
         # rule: pfx.system.number-returns
         number = self._numbers.setdefault(self._system, len(self._numbers) + 1)
-        request = Request(number, self._system, self._tools, message)
+        request = Request(
+            number, self._system, self._tools, shown, results=isinstance(message, Results)
+        )
         self._offered = self._tools
         history = tuple(self._history)
         self._latest = Prompt(
@@ -330,11 +428,12 @@ class PrefixSession:
             self._key,
             len(history) - 1,
         )
-        if first:
-            # A server later than the wait connects after the first request has gone.
-            # rule: pfx.tools.fixed
-            self._connected = {s.server for s in self._servers}
         return request
+
+    def _results_text(self, results: Results) -> str:
+        return "\n".join(
+            self._texts.render("result_entry", tool=r.tool, result=r.text) for r in results.results
+        )
 
     def _make_prompt(self) -> None:
         """The system prompt and tool list, from the state now; the model is told all it holds."""
@@ -467,6 +566,11 @@ def _request(session: PrefixSession, request: Request) -> str:
     return request.render(session.config.texts)
 
 
+def _answered(session: PrefixSession, request: Request | None) -> str:
+    # An answer without calls sends nothing.
+    return "" if request is None else _request(session, request)
+
+
 def _silent(action: Callable[[PrefixSession, Step], None]) -> Callable[[PrefixSession, Step], str]:
     # A change sends nothing: its step's text is empty.
     def run(session: PrefixSession, step: Step) -> str:
@@ -490,6 +594,10 @@ _OPS: dict[str, Callable[[PrefixSession, Step], str]] = {
     "restart": _silent(lambda s, st: s.restart()),
     "params": _silent(lambda s, st: s.set_params({k: st[k] for k in _PARAMS if k in st})),
     "call": lambda s, st: s.call(st["tool"], st["result"]),
+    "answer": lambda s, st: _answered(
+        s, s.answer(st["provider"], st["body"], st.get("results", ()))
+    ),
+    "idle": _silent(lambda s, st: s.idle(st["minutes"])),
     "wrap_up": lambda s, st: _request(s, s.wrap_up()),
     "compact": lambda s, st: _request(s, s.compact()),
     "response": lambda s, st: s.response(

@@ -24,6 +24,7 @@ from ctxconf.reference import (
     run_area_case,
     run_prefix_case,
 )
+from ctxconf.reference.prefix.checks import step_problems
 from ctxconf.reference.prefix.session import PREFIX_OPS
 from ctxconf.reference.prefix.usage import PROVIDERS, UsageShapeError
 from ctxconf.specdata.paths import bundled_spec_dir, schemas_dir
@@ -442,7 +443,7 @@ def test_a_body_is_of_a_request_sent() -> None:
         fresh.aside_body("anthropic", "A title?")
     fresh.user("Hi")
     with pytest.raises(ValueError, match="no request body"):
-        fresh.body("gemini")
+        fresh.body("bedrock")
     assert json.loads(fresh.body("openai-chat"))["prompt_cache_key"] == "session-s"
     unnamed = session()
     unnamed.user("Hi")
@@ -488,3 +489,106 @@ def test_a_call_is_checked_against_the_tools_the_last_request_offered() -> None:
     session.user("Next.")
     with pytest.raises(ValueError, match="last request"):
         session.call("bash", "ok")
+
+
+# --- the model's answers and their reasoning -------------------------------------------------
+
+_THINKING = {"type": "thinking", "thinking": "Read it.", "signature": "EqQBCgIYAhIM..."}
+
+
+def _anthropic(*content: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "msg_01", "type": "message", "role": "assistant", "content": list(content)}
+
+
+def _read_call(call: str = "toolu_01") -> dict[str, Any]:
+    return {"type": "tool_use", "id": call, "name": "read", "input": {"path": "a.py"}}
+
+
+def test_an_answer_follows_a_request_of_its_own() -> None:
+    fresh = session()
+    with pytest.raises(ValueError, match="follows a request"):
+        fresh.answer("anthropic", _anthropic({"type": "text", "text": "Hi."}))
+    fresh.user("Hi")
+    assert fresh.answer("anthropic", _anthropic({"type": "text", "text": "Hi."})) is None
+    with pytest.raises(ValueError, match="answered the latest request already"):
+        fresh.answer("anthropic", _anthropic({"type": "text", "text": "Again."}))
+    fresh.user("Read a.py.")
+    with pytest.raises(ValueError, match="1 calls, and 0 results"):
+        fresh.answer("anthropic", _anthropic(_THINKING, _read_call()))
+    compacted = session()
+    compacted.user("Hi")
+    compacted.compact()
+    with pytest.raises(ValueError, match="follows a request"):
+        compacted.answer("anthropic", _anthropic({"type": "text", "text": "Summary."}))
+
+
+def test_an_answer_goes_back_in_its_own_shape_only() -> None:
+    s = session(session="s")
+    s.user("Read a.py.")
+    request = s.answer("anthropic", _anthropic(_THINKING, _read_call()), ["x = 1\n"])
+    assert request is not None and request.render(s.config.texts).endswith("--- read ---\nx = 1\n")
+    with pytest.raises(ValueError, match="anthropic's shape cannot be sent in a gemini body"):
+        s.body("gemini")
+    steps = [
+        {"op": "start", "model": "m", "date": "2026-11-04", "mode": "code", "tools": []},
+        {"op": "user", "text": "Hi"},
+        {"op": "answer", "provider": "anthropic", "body": {}},
+        {"op": "request_body", "provider": "gemini"},
+        {"op": "compact"},
+        {"op": "request_body", "provider": "gemini"},
+    ]
+    problems = list(step_problems(steps))
+    assert [(where, code) for where, _, code in problems] == [
+        ("/steps/3/provider", "prefix-answer-provider")
+    ]
+
+
+def test_a_refused_call_is_answered_with_its_refusal() -> None:
+    s = session()
+    s.user("Read a.py.")
+    s.wrap_up()
+    s.answer("anthropic", _anthropic(_read_call()), ["x = 1\n"])
+    result = json.loads(s.body("anthropic"))["messages"][-1]["content"][-1]
+    assert result["content"] == LOOP["prefix"]["texts"]["wrap_up_refused"]
+
+
+def test_a_side_request_marks_the_newest_message_the_harness_wrote() -> None:
+    s = session()
+    s.user("Hi")
+    s.answer("anthropic", _anthropic(_THINKING, {"type": "text", "text": "Hello."}))
+    messages = json.loads(s.aside_body("anthropic", "A title?"))["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert "cache_control" in messages[0]["content"][-1]
+    assert all("cache_control" not in block for block in messages[1]["content"])
+    assert messages[1]["content"][0] == _THINKING
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [
+        ("claude-opus-4-5", True),
+        ("claude-opus-4-20250514", False),
+        ("claude-haiku-4-5-20251001", False),
+        ("gpt-5-2025-08-07", False),
+        ("gpt-5.6", True),
+        ("o3-pro", True),
+    ],
+)
+def test_the_last_turn_only_models_are_loop_jsons(model: str, kept: bool) -> None:
+    s = session(model=model)
+    s.user("Hi")
+    s.answer("anthropic", _anthropic(_THINKING, {"type": "text", "text": "Hello."}))
+    s.user("Go on.")
+    answer = json.loads(s.body("anthropic"))["messages"][1]["content"]
+    assert (_THINKING in answer) is kept
+
+
+def test_a_switch_to_a_last_turn_only_model_drops_earlier_reasoning() -> None:
+    s = session(model="claude-opus-4-5")
+    s.user("Hi")
+    s.answer("anthropic", _anthropic(_THINKING, {"type": "text", "text": "Hello."}))
+    s.switch_model("claude-haiku-4-5")
+    s.user("Go on.")
+    assert json.loads(s.body("anthropic"))["messages"][1]["content"] == [
+        {"type": "text", "text": "Hello."}
+    ]
