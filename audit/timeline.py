@@ -166,23 +166,29 @@ def _from_provider(verdict: ProviderVerdict) -> AuditCause | None:
     )
 
 
-def _from_finding(finding: BytesFinding, read: int, step: int, complete: bool) -> AuditCause | None:
-    """The bytes' cause. From a body that lacks part of what was sent, only a change to what it
-    holds is named: what the provider's rules would have read of it is not known."""
+def _from_finding(
+    finding: BytesFinding, read: int, could: int, step: int, complete: bool
+) -> AuditCause | None:
+    """The bytes' cause. Where the provider's rules read more of these bytes than the provider
+    did, that part of the loss is the provider's own miss; the bytes' causes explain the rest
+    (what the rules could not read either). The larger part names the loss. From a body that
+    lacks part of what was sent, only a change to what it holds is named: what the provider's
+    rules would have read of it is not known."""
     usable = [c for c in finding.causes if complete or c.kind not in RULE_KINDS]
-    if usable:
-        harness = [c for c in usable if c.kind not in ("expired", "rounding")]
-        return from_bytes((harness or usable)[0])
-    if not complete:
-        return None
-    if finding.simulated_read is not None and finding.simulated_read >= read + step:
+    simulated = finding.simulated_read if complete else None
+    missed = simulated - read if simulated is not None else 0
+    if missed >= step and missed >= could - (simulated or 0):
+        also = f"; the rest: {usable[0].detail}" if usable else ""
         return AuditCause(
             "provider-side",
             "bytes",
-            f"the bytes it shares with the request before are identical and within their "
-            f"lifetime: the provider's rules read {finding.simulated_read:,}, it read {read:,}",
+            f"the provider's rules read {simulated:,} of these bytes, the provider read "
+            f"{read:,}: what it shares with the request before was within its lifetime{also}",
             None,
         )
+    if usable:
+        harness = [c for c in usable if c.kind not in ("expired", "rounding")]
+        return from_bytes((harness or usable)[0])
     return None
 
 
@@ -200,7 +206,8 @@ def _explain(
     provider = provider_of(request)
     if finding is not None:
         complete = request.body_complete and before.body_complete
-        found = _from_finding(finding, read, step_tokens(provider), complete)
+        could = min(readable, request.tokens.total_input or readable)
+        found = _from_finding(finding, read, could, step_tokens(provider), complete)
         if found is not None:
             return found
     shortest, longest = _lifetime_of(history, provider)

@@ -74,4 +74,6 @@ def test_identical_bytes_within_the_lifetime_that_missed_are_the_providers_miss(
     assert (cause.kind, cause.basis, cause.blame) == ("provider-side", "bytes", "provider")
     finding = steps[1].finding
     assert finding is not None and finding.simulated_read is not None
-    assert f"rules read {finding.simulated_read:,}, it read 0" in cause.detail
+    assert (
+        f"rules read {finding.simulated_read:,} of these bytes, the provider read 0" in cause.detail
+    )
