@@ -143,11 +143,27 @@ def _has_mark(value: Any) -> bool:
     return False
 
 
-def _as_sent_before(earlier: Any, later: Any) -> Any:
+class _Marks:
+    """Whether a message holds a mark, each message object looked at once: a session's bodies
+    share their history's messages, and each body holds all the ones before it."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[Any, bool]] = {}  # id -> (the message, kept alive; marked)
+
+    def __call__(self, value: Any) -> bool:
+        found = self.seen.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        marked = _has_mark(value)
+        self.seen[id(value)] = (value, marked)
+        return marked
+
+
+def _as_sent_before(earlier: Any, later: Any, marked: Callable[[Any], bool] = _has_mark) -> Any:
     """The earlier request's message, with a mark where the later request marked its own (the
     marks are the later request's to place)."""
-    kept = _unmarked(earlier)
-    if _has_mark(later) and isinstance(kept, dict) and isinstance(kept.get("content"), list):
+    kept = _unmarked(earlier) if marked(earlier) else earlier  # the same object where unmarked
+    if marked(later) and isinstance(kept, dict) and isinstance(kept.get("content"), list):
         blocks = copy.deepcopy(kept["content"])
         if blocks and isinstance(blocks[-1], dict):
             blocks[-1]["cache_control"] = {"type": "ephemeral"}
@@ -158,11 +174,12 @@ def _as_sent_before(earlier: Any, later: Any) -> Any:
 def history_kept(shape: str, bodies: Sequence[Body]) -> list[Body]:
     key = HISTORY_KEYS.get(shape)
     fixed: list[Body] = []
+    marked = _Marks()
     for body in bodies:
         history = body.get(key) if key else None
         before = fixed[-1].get(key) if fixed and key else None
         if isinstance(history, list) and isinstance(before, list) and len(history) >= len(before):
-            kept = [_as_sent_before(b, h) for b, h in zip(before, history, strict=False)]
+            kept = [_as_sent_before(b, h, marked) for b, h in zip(before, history, strict=False)]
             body = {**body, key: kept + history[len(before) :]}  # type: ignore[dict-item]
         fixed.append(body)
     return fixed

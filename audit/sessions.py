@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ctxconf.cache import PriceTable
+from ctxconf.cache.units import units_reused
 
 from .bytes_evidence import BytesFinding, bytes_findings
 from .record import AuditRequest, Place, Problem, Problems
@@ -106,8 +107,9 @@ def _with_findings(
         )
         ordered = [session[n] for n in order]
         try:
-            found = bytes_findings(ordered)
-            saved = session_savings(ordered, table)
+            with units_reused():  # the session's bodies share their history's blocks
+                found = bytes_findings(ordered)
+                saved = session_savings(ordered, table)
         except Exception as e:  # a body no shape reader expected: the figures still stand
             problems(Problem(session[0].place, f"its bodies could not be compared: {e!r}"))
             continue

@@ -106,8 +106,8 @@ class _Session:
             and not self._alive(h, t)
             and self.requests[h.request].model == request.model
         ]
-        best = longest(self.requests, index, [h.request for h in dead])
-        if best is None or best[1].tokens <= read:
+        best = longest(self.requests, index, [h.request for h in dead], above=read)
+        if best is None:
             return None
         gone = next(h for h in dead if h.request == best[0])
         return Expiry(gone.request, None, IDLE_SECONDS, t - gone.last_used, best[1].tokens)

@@ -180,8 +180,8 @@ class _Session:
         whose idle time ran out."""
         t = self.requests[index].time
         dead = [h for h in machine if self.requests[h.request].time < t and not self._alive(h, t)]
-        best = longest(self.requests, index, [h.request for h in dead])
-        if best is None or best[1].tokens <= read:
+        best = longest(self.requests, index, [h.request for h in dead], above=read)
+        if best is None:
             return None
         gone = next(h for h in dead if h.request == best[0])
         lifetime = self._idle(gone.request)

@@ -62,16 +62,43 @@ def shared(earlier: CacheRequest, later: CacheRequest) -> Shared:
 
 
 def longest(
-    requests: Sequence[CacheRequest], index: int, candidates: Iterable[int]
+    requests: Sequence[CacheRequest], index: int, candidates: Iterable[int], above: int = -1
 ) -> tuple[int, Shared] | None:
     """The candidate that shares the most tokens with `requests[index]` (the latest on a tie):
-    what a prefix cache reads from."""
+    what a prefix cache reads from; with `above`, None unless it shares more than that."""
     later = requests[index]
-    found = [(shared(requests[j], later), j) for j in candidates]
-    if not found:
-        return None
-    best, j = max(found, key=lambda item: (item[0].tokens, item[1]))
-    return j, best
+    best: tuple[int, Shared] | None = None
+    # The latest first: in a session that goes on, it shares the most, and no earlier request
+    # can share more than all its own tokens, so most are passed over without a comparison.
+    for j in reversed(list(candidates)):
+        floor = above if best is None else max(above, best[1].tokens)
+        bound = _most_shared(requests[j], later, floor)
+        if bound <= above:
+            continue
+        if best is not None and (bound, j) <= (best[1].tokens, best[0]):
+            continue
+        found = shared(requests[j], later)
+        if best is None or (found.tokens, j) > (best[1].tokens, best[0]):
+            best = (j, found)
+    return best if best is None or best[1].tokens > above else None
+
+
+def _most_shared(earlier: CacheRequest, later: CacheRequest, floor: int) -> int:
+    """At least what `later` shares with `earlier` (`shared(...).tokens`), found from a few of
+    their cumulative digests, looked at only until it is shown to be at most `floor` or cannot be:
+    two requests that part at unit k share no more than the tokens through it."""
+    if not earlier.units:
+        return 0
+    through = earlier.unit_tokens_through
+    if through[-1] <= floor:
+        return through[-1]
+    a, b = earlier.unit_digests, later.unit_digests
+    k, end = 1, min(len(a), len(b))
+    while k <= end and through[k - 1] <= floor:
+        if a[k - 1] != b[k - 1]:
+            return through[k - 1]  # they part within the first k units
+        k *= 2
+    return through[-1]
 
 
 def branches(earlier: CacheRequest, later: CacheRequest, found: Shared) -> bool:

@@ -1,0 +1,60 @@
+"""`longest` passes over the earlier requests that cannot share more than the best found so far,
+and still picks what comparing every one would: the most tokens, the latest on a tie, None under
+`above`."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ctxconf.cache.prefix import longest, shared
+from ctxconf.shapes import read_request
+
+
+def _body(items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"model": "gpt-5.4", "instructions": "You are a bench.", "input": items}
+
+
+def _item(rng: random.Random, tag: str) -> dict[str, Any]:
+    text = f"{tag} " + "x" * rng.choice((10, 400, 4000))
+    return {"type": "function_call_output", "call_id": tag, "output": text}
+
+
+def _sessions(seed: int) -> list[Any]:
+    """Histories that grow, are compacted, branch and repeat: every kind of candidate."""
+    rng = random.Random(seed)
+    history: list[dict[str, Any]] = []
+    requests = []
+    for n in range(60):
+        roll = rng.random()
+        if roll < 0.1:
+            history = [_item(rng, f"summary{n}")]  # compacted
+        elif roll < 0.2 and history:
+            history = history[: rng.randrange(len(history))]  # a branch from earlier
+        elif roll < 0.3 and history:
+            history = [*history[:-1], _item(rng, f"edited{n}")]  # the last item edited
+        history = [*history, _item(rng, f"item{n}")]
+        requests.append(read_request("openai-responses", _body(history), (), float(n)))
+    return requests
+
+
+def _every(requests: list[Any], index: int, candidates: list[int]) -> tuple[int, Any] | None:
+    found = [(shared(requests[j], requests[index]), j) for j in candidates]
+    if not found:
+        return None
+    best, j = max(found, key=lambda item: (item[0].tokens, item[1]))
+    return j, best
+
+
+def test_the_longest_is_the_one_comparing_every_candidate_would_pick() -> None:
+    for seed in range(5):
+        requests = _sessions(seed)
+        rng = random.Random(seed)
+        for index in range(1, len(requests)):
+            candidates = sorted(rng.sample(range(index), k=min(index, rng.randint(1, 30))))
+            expected = _every(requests, index, candidates)
+            assert longest(requests, index, candidates) == expected
+            above = expected[1].tokens if expected and rng.random() < 0.5 else rng.randint(0, 3000)
+            kept = expected if expected and expected[1].tokens > above else None
+            assert longest(requests, index, candidates, above=above) == kept
+    assert longest(requests, 3, []) is None
