@@ -43,6 +43,10 @@ def _tally(tally: Tally) -> dict[str, Any]:
             for blame, amount in tally.lost_usd.items()
         },
         "losses_unpriced": tally.unpriced_losses,
+        # The sum of what the priced losses cost; N/A where tokens were lost and none priced.
+        "lost_usd_total": None
+        if tally.lost_total and not any(tally.lost_priced.values())
+        else _usd(tally.lost_usd_total),
         "cost_usd": _usd(tally.cost_usd) if tally.priced else None,
         "requests_priced": tally.priced,
         "measured_cost_usd": _usd(tally.measured_usd) if tally.measured else None,
