@@ -6,10 +6,11 @@ read; and a request the bytes say should have read more than it did is the provi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ctxconf.cache import Cause, audit
+from ctxconf.cache import Cause, provider_named
+from ctxconf.cache.diagnosis import diagnose_one
 from ctxconf.cache.outcome import Expiry
 from ctxconf.shapes import provider_for, read_request
 
@@ -48,9 +49,13 @@ def seconds_apart(requests: Sequence[AuditRequest]) -> list[float]:
     return times
 
 
-def bytes_findings(requests: Sequence[AuditRequest]) -> dict[int, BytesFinding]:
+def bytes_findings(
+    requests: Sequence[AuditRequest], diagnosed: Collection[int] | None = None
+) -> dict[int, BytesFinding]:
     """For a session's requests (in order), the findings of those with a body, keyed by their
-    index in `requests`. Bodies of different API shapes are played apart, as caches are."""
+    index in `requests`. Bodies of different API shapes are played apart, as caches are. Every
+    one gets what the rules read of it; only those in `diagnosed` (every one, where it is None)
+    are diagnosed, since a diagnosis plays the session again for each counterfactual."""
     found: dict[int, BytesFinding] = {}
     by_shape: dict[str, list[int]] = {}
     for index, request in enumerate(requests):
@@ -70,9 +75,12 @@ def bytes_findings(requests: Sequence[AuditRequest]) -> dict[int, BytesFinding]:
             )
             for n, i in enumerate(indexes)
         ]
-        result = audit(provider, played)
+        rules = provider_named(provider)
+        outcomes = rules.simulate(played)
         for n, i in enumerate(indexes):
-            outcome, diagnosis = result.outcomes[n], result.diagnoses[n]
+            outcome = outcomes[n]
+            wanted = diagnosed is None or i in diagnosed
+            diagnosis = diagnose_one(rules, played, outcomes, n) if wanted else None
             found[i] = BytesFinding(
                 provider=provider,
                 simulated_read=outcome.figures.cache_read if outcome.figures else None,

@@ -51,7 +51,7 @@ class _Session:
         self.requests.append(request)
         index = len(self.requests) - 1
         if request.body is not None:
-            found = bytes_findings(self.requests).get(index)
+            found = bytes_findings(self.requests, {index}).get(index)
             if found is not None:
                 self.findings[index] = found
         self._let_go(request)

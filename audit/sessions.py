@@ -107,8 +107,10 @@ def _with_findings(
         )
         ordered = [session[n] for n in order]
         try:
+            # Only the requests the figures say lost something need the bytes' diagnosis.
+            losses = {i for i, step in enumerate(session_timeline(ordered)) if step.lost > 0}
             with units_reused():  # the session's bodies share their history's blocks
-                found = bytes_findings(ordered)
+                found = bytes_findings(ordered, losses)
                 saved = session_savings(ordered, table)
         except Exception as e:  # a body no shape reader expected: the figures still stand
             problems(Problem(session[0].place, f"its bodies could not be compared: {e!r}"))
