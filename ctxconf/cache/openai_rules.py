@@ -95,6 +95,8 @@ def breakpoints(request: CacheRequest) -> tuple[list[int], int | None]:
 class _Held:
     request: int
     last_used: float
+    written: float  # when the request that holds it was sent
+    idle: float  # how long it lives unused
 
 
 @dataclass
@@ -112,7 +114,12 @@ class _Entry:
 class _Session:
     def __init__(self, requests: Sequence[CacheRequest]) -> None:
         self.requests = requests
+        # Per route, the prompts still alive and those whose idle time ran out. Times only move
+        # on, and a prompt is refreshed only while alive, so one that ran out stays out: each
+        # play moves what ran out since the last one, rather than asking every prompt again.
         self.prompts: dict[tuple[str, str | None], list[_Held]] = {}
+        self.gone: dict[tuple[str, str | None], list[_Held]] = {}
+        self.pruned_at = float("-inf")
         self.entries: list[_Entry] = []
         self.outcomes: list[Outcome] = []
 
@@ -125,6 +132,7 @@ class _Session:
                 for j in range(index)
                 if self.requests[j].time < t < self.requests[j].time + BREAKPOINT_SECONDS
             )
+        self._prune(t)
         return tuple(
             sorted(
                 h.request
@@ -134,9 +142,24 @@ class _Session:
             )
         )
 
-    def _alive(self, held: _Held, t: float) -> bool:
-        written = self.requests[held.request].time
-        return written < t < held.last_used + self._idle(held.request)
+    def _prune(self, t: float) -> None:
+        if t < self.pruned_at:  # played out of order: ask every prompt again
+            for key, gone in self.gone.items():
+                self.prompts.setdefault(key, []).extend(gone)
+                self.prompts[key].sort(key=lambda h: h.request)
+            self.gone = {}
+        for key, prompts in self.prompts.items():
+            if any(t >= h.last_used + h.idle for h in prompts):
+                self.gone.setdefault(key, []).extend(
+                    h for h in prompts if t >= h.last_used + h.idle
+                )
+                self.gone[key].sort(key=lambda h: h.request)
+                self.prompts[key] = [h for h in prompts if t < h.last_used + h.idle]
+        self.pruned_at = t
+
+    @staticmethod
+    def _alive(held: _Held, t: float) -> bool:
+        return held.written < t < held.last_used + held.idle
 
     def _idle(self, index: int) -> float:
         retention = self.requests[index].settings.retention
@@ -151,6 +174,7 @@ class _Session:
     def play_implicit(self, index: int) -> Outcome:
         request, t = self.requests[index], self.requests[index].time
         held = self.held(index)
+        self._prune(t)
         machine = self.prompts.setdefault(route(request), [])
         alive = [h for h in machine if self._alive(h, t)]
         best = longest(self.requests, index, [h.request for h in alive])
@@ -159,8 +183,8 @@ class _Session:
         for h in alive:
             if best and h.request == best[0] and read:
                 h.last_used = t
-        expired = self.expired_prompt(index, machine, length)
-        machine.append(_Held(index, t))
+        expired = self.expired_prompt(index, self.gone.get(route(request), []), length)
+        machine.append(_Held(index, t, t, self._idle(index)))
         shortfall = None
         # Under the minimum because the bytes diverged early is the divergence's doing.
         if best and 0 < length < MINIMUM and (best[1].full or request.tokens < MINIMUM):
@@ -175,11 +199,11 @@ class _Session:
         read_from = best[0] if best and read else None
         return Outcome(Figures(request.tokens, read, 0), None, held, shortfall, read_from, expired)
 
-    def expired_prompt(self, index: int, machine: list[_Held], read: int) -> Expiry | None:
+    def expired_prompt(self, index: int, gone: list[_Held], read: int) -> Expiry | None:
         """The held prompt sharing the most with this request past what it read, among those
-        whose idle time ran out."""
+        whose idle time ran out (`gone`, in the order they were sent)."""
         t = self.requests[index].time
-        dead = [h for h in machine if self.requests[h.request].time < t and not self._alive(h, t)]
+        dead = [h for h in gone if h.written < t]
         best = longest(self.requests, index, [h.request for h in dead], above=read)
         if best is None:
             return None

@@ -72,6 +72,8 @@ def longest(
     # can share more than all its own tokens, so most are passed over without a comparison.
     for j in reversed(list(candidates)):
         floor = above if best is None else max(above, best[1].tokens)
+        if requests[j].tokens <= floor:
+            continue  # all it holds is no more than the floor: it cannot share more
         bound = _most_shared(requests[j], later, floor)
         if bound <= above:
             continue

@@ -74,9 +74,9 @@ class CacheRequest:
     headers: tuple[tuple[str, str], ...] = ()  # the caching headers (credentials.py)
     number: int | None = None  # its number in the session's log, for the words about it
 
-    @property
+    @cached_property
     def tokens(self) -> int:
-        return sum(unit.tokens for unit in self.units)
+        return self.unit_tokens_through[-1] if self.units else 0
 
     # Made once per request: a session compares each request with every earlier one, and each
     # new request plays the session again from its start.
