@@ -9,6 +9,7 @@ tokens are what it would have read had the break not happened less what it read.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -188,7 +189,17 @@ def _from_finding(
         )
     if usable:
         harness = [c for c in usable if c.kind not in ("expired", "rounding")]
-        return from_bytes((harness or usable)[0])
+        cause = from_bytes((harness or usable)[0])
+        if not complete and finding.shared > read + step:
+            # The bytes kept share more than was read: what the record leaves out changed too.
+            cause = dataclasses.replace(
+                cause,
+                detail=f"{cause.detail}; the bytes the record keeps share about "
+                f"{finding.shared:,} tokens with the request before, yet it read {read:,}: what "
+                "the record does not keep (Claude Code's billing line, Codex's built-in tools) "
+                "changed as well",
+            )
+        return cause
     return None
 
 

@@ -343,11 +343,19 @@ def _rebuild_bodies(transcript: _Transcript) -> dict[str, _Body]:
             known[_digest(message)] = message
     marks = {str(r.first.get("requestRef")): _lifetime(r.first) for r in transcript.requests}
     chains: dict[str, list[Any] | None] = {}
+    by_id: dict[str, list[Any] | None] = {}
     bodies: dict[str, _Body] = {}
     for sent in transcript.sent:
         chain = str(sent.get("querySource") or "main")
-        messages, missing = _messages(sent, chains.get(chain, []), known)
+        # `base` names the request whose messages it keeps (2.1.332); without it, the previous
+        # request of its query source.
+        base = sent.get("base")
+        before = (
+            by_id.get(base) if isinstance(base, str) and base in by_id else chains.get(chain, [])
+        )
+        messages, missing = _messages(sent, before, known)
         chains[chain] = messages
+        by_id[str(sent.get("id"))] = messages
         bodies[str(sent.get("id"))] = _body(sent, messages, missing, transcript, marks)
     return bodies
 
@@ -380,9 +388,11 @@ def _body(
     body: dict[str, Any] = {}
     if isinstance(params, dict):
         body.update((k, v) for k, v in params.items() if k != "betas")  # betas are headers
+    # 2.1.332 keeps the system blocks and tools under the line's `shape`.
+    fields = shape.get("shape") if isinstance(shape.get("shape"), dict) else shape
     for part in ("system", "tools"):
-        if part in shape:
-            body[part] = shape[part]
+        if part in fields:
+            body[part] = fields[part]
     body["messages"] = messages
     paths = sent.get("cacheControl")
     if isinstance(paths, list) and paths:
@@ -422,8 +432,12 @@ def _place_marks(body: dict[str, Any], paths: list[Any], lifetime: Lifetime | No
         return False
     for path, found in zip(paths, steps, strict=True):
         assert found is not None
-        ttl = path.get("ttl") if isinstance(path, dict) else lifetime
-        mark = {"type": "ephemeral", **({"ttl": "1h"} if ttl == "1h" else {})}
+        given = path.get("value") if isinstance(path, dict) else None
+        if isinstance(given, dict):
+            mark = dict(given)  # the mark as it was sent: its type and lifetime
+        else:
+            ttl = path.get("ttl") if isinstance(path, dict) else lifetime
+            mark = {"type": "ephemeral", **({"ttl": "1h"} if ttl == "1h" else {})}
         _copy_along(body, found)["cache_control"] = mark
     return True
 

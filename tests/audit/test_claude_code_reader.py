@@ -263,3 +263,29 @@ def test_a_first_line_longer_than_the_head_is_still_claimed(tmp_path: Path) -> N
     line = MAIN.read_text().splitlines()[0]
     head = line.replace("read the readme", "x" * 70000).encode()[:65536]
     assert READER.claims(tmp_path / "s.jsonl", head)
+
+
+def test_a_real_transcripts_bodies_hold_its_shapes_system_tools_and_marks() -> None:
+    # Written by Claude Code 2.1.332 against the mock: the shape line holds the system blocks
+    # and tools under `shape`, each request line its marks as paths with their values, and
+    # `base` the request whose messages it keeps.
+    folder = FIXTURES / "real" / "claude-code-2.1.332-compact" / ".claude" / "projects"
+    [path] = folder.glob("*/*.jsonl")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    shape = next(line["shape"] for line in lines if line["type"] == "api-request-shape")
+    sent = [line for line in lines if line["type"] == "api-request"]
+    requests, problems = read_all(READER, path)
+    assert problems == []
+    bodies = [r.body for r in requests]
+    assert len(bodies) == len(sent) == 5 and all(b is not None for b in bodies)
+    for body, line in zip(bodies, sent, strict=True):
+        assert body is not None
+        assert [t["name"] for t in body["tools"]] == [t["name"] for t in shape["tools"]]
+        assert [b["text"] for b in body["system"]] == [b["text"] for b in shape["system"]]
+        for mark in line["cacheControl"]:
+            place: Any = body
+            for step in mark["path"]:
+                place = place[step]
+            assert place["cache_control"] == mark["value"]
+        assert len(body["messages"]) == line["keep"] + len(line["tail"])
+    assert all(not r.body_complete for r in requests)  # system[0] is never in the transcript
