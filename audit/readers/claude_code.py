@@ -389,7 +389,8 @@ def _body(
     if isinstance(params, dict):
         body.update((k, v) for k, v in params.items() if k != "betas")  # betas are headers
     # 2.1.332 keeps the system blocks and tools under the line's `shape`.
-    fields = shape.get("shape") if isinstance(shape.get("shape"), dict) else shape
+    nested = shape.get("shape")
+    fields: dict[str, Any] = nested if isinstance(nested, dict) else shape
     for part in ("system", "tools"):
         if part in fields:
             body[part] = fields[part]

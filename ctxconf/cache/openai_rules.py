@@ -207,9 +207,9 @@ class _Session:
         best = longest(self.requests, index, [h.request for h in dead], above=read)
         if best is None:
             return None
-        gone = next(h for h in dead if h.request == best[0])
-        lifetime = self._idle(gone.request)
-        return Expiry(gone.request, None, lifetime, t - gone.last_used, best[1].tokens)
+        ended = next(h for h in dead if h.request == best[0])
+        lifetime = self._idle(ended.request)
+        return Expiry(ended.request, None, lifetime, t - ended.last_used, best[1].tokens)
 
     def play_breakpoints(self, index: int) -> Outcome:
         request, t = self.requests[index], self.requests[index].time

@@ -71,8 +71,11 @@ def _size(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from functools import partial
+
     from ctxconf.audit.live import LiveAudit
     from ctxconf.proxy import options, run_proxy
+    from ctxconf.proxy.apart import WatcherApart
 
     try:
         chosen = options(
@@ -85,7 +88,12 @@ def run(args: argparse.Namespace) -> int:
         )
         page = args.page if args.page is not None else args.record / "live.html"
         check_outputs([("--page", page)])
-        return run_proxy(chosen, sys.stdout, LiveAudit(page))
+        # The audit's live view works in a process of its own, away from the forwarding.
+        watcher = WatcherApart(partial(LiveAudit, page))
+        try:
+            return run_proxy(chosen, sys.stdout, watcher)
+        finally:
+            watcher.close()
     except CtxconfError as e:
         print(f"ctxconf proxy: {e.describe()}", file=sys.stderr)
         return EXIT_USAGE
