@@ -9,8 +9,10 @@ exchanges go on without it."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import multiprocessing
+import os
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -20,7 +22,10 @@ from .watcher import Watcher
 
 
 def _serve(make: Callable[[], Watcher], connection: Connection) -> None:
-    """The child: the watcher made here, each message answered in turn until the last."""
+    """The child: the watcher made here, each message answered in turn until the last. It yields
+    the processor to the forwarding: a view may fall behind, the traffic may not."""
+    with contextlib.suppress(OSError):
+        os.nice(10)
     watcher = make()
     while True:
         try:
