@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxconf.cache.canonical import canonical
+from ctxconf.cache.units import blocks_of
 
 MAC_BYTES = 32
 BOUND_BYTES = 16
@@ -102,7 +103,9 @@ def _unmarked(value: Any) -> Any:
 def conversation_digest(system: Any, tools: Any, messages: Sequence[Mapping[str, Any]]) -> bytes:
     """What a bound signature covers: the system prompt, the tools and the messages before its
     block, cache marks and thinking blocks aside."""
-    whole = {"system": system, "tools": tools, "messages": list(messages)}
+    # A text given as a string reads as its one text block, as the provider renders it.
+    rendered = [{**m, "content": blocks_of(m.get("content"))} for m in messages]
+    whole = {"system": blocks_of(system), "tools": tools, "messages": rendered}
     return hashlib.sha256(canonical(_unmarked(whole))).digest()[:BOUND_BYTES]
 
 
