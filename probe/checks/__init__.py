@@ -223,8 +223,9 @@ CHECKS: tuple[CheckDef, ...] = (
             "exact",
             f"{title} sent back as it came",
             back,
-            needs=EVERY_RUN,
             applies=shape_is(api),
+            fails_when_short=True,  # a body refused for its reasoning is what it fails on
+            judges_refusals=True,
         )
         for name, api, title in (
             ("anthropic", "anthropic", "thinking"),
@@ -240,6 +241,8 @@ CHECKS: tuple[CheckDef, ...] = (
         "earlier reasoning never stripped",
         kept,
         needs=RESUMED,
+        fails_when_short=True,
+        judges_refusals=True,
     ),
     CheckDef(
         "reasoning-idle",

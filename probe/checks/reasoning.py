@@ -36,11 +36,23 @@ def _given(session: SessionRun) -> list[Given]:
 
 
 def _bodies(session: SessionRun) -> dict[int, dict[str, Any]]:
+    """Every body the harness sent that the mock answered or the API refused."""
     return {
-        int(e["n"]): e["body"]
+        int(e["n"]): e.get("sent", e["body"])
         for e in session.entries
-        if e.get("kind") == "answer" and isinstance(e.get("body"), dict)
+        if e.get("kind") in ("answer", "api-error") and isinstance(e.get("body"), dict)
     }
+
+
+def _with_refused(session: SessionRun, sent: list[Sent]) -> list[Sent]:
+    """The loop's requests and those the API refused for their reasoning, in order: a refused
+    request was sent all the same."""
+    refused = [
+        Sent(int(e["n"]), sent[0].request, None, None, 0)
+        for e in session.entries
+        if e.get("kind") == "api-error" and e.get("reasoning") and sent
+    ]
+    return sorted([*sent, *refused], key=lambda s: s.n)
 
 
 def _none_given(run: ProbeRun) -> str:
@@ -63,7 +75,9 @@ def _cost(session: SessionRun, n: int) -> dict[str, Any]:
         if int(entry["n"]) != n or diagnosis is None:
             continue
         cause = next((c for c in diagnosis.causes if c.kind.startswith("reasoning-")), None)
-        cause = cause or diagnosis.causes[0]
+        cause = cause or next((c for c in diagnosis.causes if c.kind == "expired"), None)
+        if cause is None:
+            return {}
         return {
             "cause": cause.kind,
             "unit": cause.unit,
@@ -76,8 +90,9 @@ def _cost(session: SessionRun, n: int) -> dict[str, Any]:
 
 def _where(cost: dict[str, Any]) -> str:
     if not cost:
-        return ""
-    at = f" at {cost['unit']}, byte {cost['byte']}" if cost.get("unit") else ""
+        return " (the cache audit names no break of its own there)"
+    at = f" at {cost['unit']}" if cost.get("unit") else ""
+    at += f", byte {cost['byte']}" if cost.get("byte") is not None else ""
     return f" ({cost['cause']}{at}; {cost['lost_tokens']:,} tokens lost)"
 
 
@@ -94,14 +109,16 @@ def _judge_sent(
         bodies = _bodies(session)
         for g in _given(session):
             seen += 1
-            for sent in later(session, g, sessions[index]):
+            for sent in later(session, g, _with_refused(session, sessions[index])):
                 body = bodies.get(sent.n)
-                found = found_in(g, body) if body is not None else "absent"
+                asked = bodies.get(g.n, {}).get("contents")
+                at = len(asked) if isinstance(asked, list) else None
+                found = found_in(g, body, at) if body is not None else "absent"
                 if found == "absent":
                     continue
                 judged += 1
                 if found != "kept":
-                    cost = _cost(session, sent.n)
+                    cost = _cost(session, sent.n) if sent.step is not None else {}
                     return _result(
                         check,
                         "fail",

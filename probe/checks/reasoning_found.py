@@ -109,11 +109,16 @@ def _responses(g: Given, body: Mapping[str, Any]) -> Found:
     return "absent"
 
 
-def _gemini(g: Given, body: Mapping[str, Any]) -> Found:
+def _gemini(g: Given, body: Mapping[str, Any], at: int | None = None) -> Found:
+    """Gemini's calls have no ids: the answer is the content at `at` (as many as its request
+    held), where that is known, else the first content with its first call."""
     if g.first_call is None:
         return "absent"
     name, args = g.first_call
-    for content in wire.dicts(body.get("contents")):
+    contents = wire.dicts(body.get("contents"))
+    if at is not None:
+        contents = contents[at : at + 1]
+    for content in contents:
         parts = wire.dicts(content.get("parts"))
         calls = [p for p in parts if isinstance(p.get("functionCall"), Mapping)]
         if not calls or calls[0]["functionCall"].get("name") != name:
@@ -143,13 +148,16 @@ def _chat(g: Given, body: Mapping[str, Any]) -> Found:
     return "absent"
 
 
-_FINDERS = {"anthropic": _anthropic, "openai-responses": _responses, "gemini": _gemini}
+_FINDERS = {"anthropic": _anthropic, "openai-responses": _responses}
 
 
-def found_in(g: Given, body: Mapping[str, Any]) -> Found:
-    """What became of `g`'s reasoning in a later request's `body`."""
+def found_in(g: Given, body: Mapping[str, Any], at: int | None = None) -> Found:
+    """What became of `g`'s reasoning in a later request's `body`; `at`: how many contents
+    the request `g` answered held (Gemini's answer stands right after them)."""
     if g.shape == "openai-responses" and not g.sealed:
         return "absent"  # a stored response's items: the provider holds them, not the body
+    if g.shape == "gemini":
+        return _gemini(g, body, at)
     return _FINDERS.get(g.shape, _chat)(g, body)
 
 
