@@ -73,10 +73,11 @@ def _tampered(body: Mapping[str, Any], signer: Signer) -> Refusal | None:
     for i, j, block in _blocks(body):
         if block.get("type") == "thinking":
             text = block.get("thinking")
-            ok = isinstance(text, str) and signer.check("thinking", text, block.get("signature"))
+            signature = block.get("signature")
+            ok = isinstance(text, str) and signer.check("thinking", text, signature) is not None
         else:
             ok = signer.open("redacted", block.get("data")) is not None
-        if ok is None or ok is False:
+        if not ok:
             kind = "thinking" if block.get("type") == "thinking" else "redacted_thinking"
             field = "signature" if kind == "thinking" else "data"
             return _invalid(f"messages.{i}.content.{j}: Invalid `{field}` in `{kind}` block")
