@@ -15,7 +15,9 @@ Basis = Literal["bytes", "provider", "inferred"]
 Blame = Literal["harness", "provider", "boundary", "unknown"]
 
 # Kinds that are never the harness's, whatever found them.
-PROVIDER_KINDS = frozenset({"expired", "provider-side", "rounding", "below-minimum", "no-caching"})
+PROVIDER_KINDS = frozenset(
+    {"expired", "provider-side", "rounding", "below-minimum", "no-caching", "reasoning-dropped"}
+)
 BOUNDARY_KINDS = frozenset({"model-changed", "model", "compaction", "version-changed"})
 UNKNOWN_KINDS = frozenset({"unexplained"})
 

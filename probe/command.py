@@ -30,7 +30,7 @@ from .matrix import to_data as matrix_data
 from .padding import padded
 from .pages import matrix_html, matrix_markdown, run_page
 from .profile import bundled_profiles, load_profile
-from .scenario import bundled_scenarios, load_scenario
+from .scenario import bundled_scenarios, check_reasoning, load_scenario
 from .tolerance import Tolerance, parse_tolerance
 
 
@@ -60,6 +60,7 @@ def probe(
         scenario, where = padded(scenario, profile, padding)
         out.write(f"padded with project notes of about {padding:,} tokens in {where}\n")
     provider_for(profile.api, provider)  # refused before the harness starts
+    check_reasoning(scenario, profile.api)
     table = load_prices(prices)
     if timeout is not None:
         profile = dataclasses.replace(profile, timeout=timeout)

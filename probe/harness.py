@@ -486,6 +486,7 @@ class _Session:
             said=tuple(turn.user for turn in self.scenario.turns),
             served_models=profile.served_models,
             diagnostics=self.scenario.diagnostics,
+            reasoning=self.scenario.reasoning,
         )
         with ExitStack() as stack:
             mock = stack.enter_context(MockServer(script, self.log))

@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ctxconf.cache.provider_diagnostics import RETENTION_SECONDS, DiagnosticsOptions
+from ctxconf.cache.reasoning_models import chat_family
+from ctxconf.errors import DataError
+from ctxconf.shapes import shape_named
+from ctxconf.shapes.reasoning import ReasoningOptions
 from ctxconf.userfiles.limits import LimitError, parse_json
 
 from .errors import ProbeDataError
@@ -31,6 +35,10 @@ class Step:
     # answer (an answer of several blocks, as models give).
     say: str | None = None
     more: tuple[Step, ...] = ()
+    # What the model reasons before the step, where the request asks (None: a default text),
+    # and whether it comes redacted (Anthropic's redacted_thinking).
+    think: str | None = None
+    redacted: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,12 @@ class Scenario:
     mcp_tools: tuple[str, ...] = ()
     # How the mock gives the providers' own cache diagnostics.
     diagnostics: DiagnosticsOptions = field(default_factory=DiagnosticsOptions)
+    # How the mock's model reasons where a request asks for it.
+    reasoning: ReasoningOptions = field(default_factory=ReasoningOptions)
+
+    def redacts(self) -> bool:
+        """Whether a step's reasoning comes redacted, which only Anthropic's answers carry."""
+        return any(step.redacted for step in self.steps())
 
     def steps(self) -> list[Step]:
         return [step for turn in self.turns for step in turn.steps]
@@ -114,13 +128,27 @@ def _step(data: dict[str, Any]) -> Step:
     for kind in ("read", "bash", "text"):
         if kind in data:
             more = tuple(_step(call) for call in data.get("with", ()))
-            return Step(kind, str(data[kind]), data.get("label"), data.get("say"), more)
+            think, redacted = data.get("think"), bool(data.get("redacted"))
+            label, say = data.get("label"), data.get("say")
+            return Step(kind, str(data[kind]), label, say, more, think, redacted)
     raise AssertionError("the schema allows no other step")  # pragma: no cover
 
 
 def _diagnostics(data: dict[str, Any]) -> DiagnosticsOptions:
     retention = data.get("retention_s", RETENTION_SECONDS)
     return DiagnosticsOptions(bool(data.get("beta")), bool(data.get("pending")), float(retention))
+
+
+def _reasoning(data: dict[str, Any], source: str) -> ReasoningOptions:
+    """The reasoning settings; a Chat provider that is not one of the data's families is the
+    scenario's error, placed."""
+    chat = data.get("chat")
+    if chat is not None:
+        try:
+            chat_family(chat)
+        except DataError as e:
+            raise ProbeDataError(f"{source}: at /reasoning/chat: {e.message}") from None
+    return ReasoningOptions(chat, bool(data.get("binding")))
 
 
 def _clock(value: str | None) -> datetime | None:
@@ -207,7 +235,24 @@ def scenario_from_data(data: Any, source: str) -> Scenario:
         instructions=data.get("instructions"),
         mcp_tools=tuple(data.get("mcp", {}).get("tools", ())),
         diagnostics=_diagnostics(data.get("diagnostics", {})),
+        reasoning=_reasoning(data.get("reasoning", {}), source),
     )
+
+
+def check_reasoning(scenario: Scenario, api: str) -> None:
+    """A step whose reasoning comes redacted needs a shape whose answers carry it: refused,
+    placed, before the harness starts."""
+    way = shape_named(api).reasoning
+    if way is not None and way.redacts:
+        return
+    for number, turn in enumerate(scenario.turns):
+        for index, step in enumerate(turn.steps):
+            if step.redacted:
+                raise ProbeDataError(
+                    f"scenario {scenario.name}: at /turns/{number}/steps/{index}/redacted:"
+                    f" {shape_named(api).title} answers carry no redacted reasoning"
+                    " (Anthropic Messages only)"
+                )
 
 
 def bundled_scenarios() -> list[str]:
@@ -235,4 +280,12 @@ def load_scenario(name_or_path: str) -> Scenario:
     return scenario_from_data(data, source)
 
 
-__all__ = ["Scenario", "Step", "Turn", "bundled_scenarios", "load_scenario", "scenario_from_data"]
+__all__ = [
+    "Scenario",
+    "Step",
+    "Turn",
+    "bundled_scenarios",
+    "check_reasoning",
+    "load_scenario",
+    "scenario_from_data",
+]

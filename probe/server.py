@@ -19,6 +19,12 @@ id in its header (`request-id`, `x-request-id`). A request that asks for the pro
 diagnostics (Anthropic's `diagnostics`, OpenAI Responses' `comparison_response_id`) gets them as
 that provider answers them, from the same played requests that give the usage
 (`ctxconf/cache/provider_diagnostics.py`); a malformed ask is the API's 400, never played.
+
+A request that asks for the model's reasoning gets it as its provider gives it (each shape's
+`reasoning`), signed under the session's own secret (`ctxconf/shapes/signing.py`); what comes
+back is checked as the API checks it: a changed or missing block is its 400, and a block the
+provider will not read under Anthropic's `drop_block` is dropped before the request is played.
+The log keeps each answer's reasoning beside its reply.
 """
 
 from __future__ import annotations
@@ -44,7 +50,9 @@ from ctxconf.cache.provider_diagnostics import (
 )
 from ctxconf.shapes import ApiShape, answers, read_request, route_of, shape_named
 from ctxconf.shapes.answers import Answer, Reply, Tokens
+from ctxconf.shapes.reasoning import DEFAULT_THINK, ReasoningOptions, Thought, Transformed
 from ctxconf.shapes.shape import Refusal
+from ctxconf.shapes.signing import Signer
 from ctxconf.shapes.wire import Request, Shape, ends_with_own_prompt
 
 from .bodies import Refused, inflate, parse_body, read_raw
@@ -93,6 +101,8 @@ class Script:
     served_models: Mapping[str, str] = field(default_factory=dict)
     # How the provider's own cache diagnostics are given, where a request asks for them.
     diagnostics: DiagnosticsOptions = field(default_factory=DiagnosticsOptions)
+    # How the model reasons where a request asks for it.
+    reasoning: ReasoningOptions = field(default_factory=ReasoningOptions)
 
 
 def redact_path(path: str) -> str:
@@ -133,6 +143,7 @@ class MockModel:
         self.rebase_from: dict[str, int] = {}
         self.paused: set[int] = set()
         self.fingerprints = Fingerprints(script.diagnostics.retention)
+        self.signer = Signer()  # the session's own: a signature another session made fails
 
     def served_model(self, body: Mapping[str, Any], path: str) -> str:
         """The model an answer names: the one asked for (in the body, or Gemini's path), or the
@@ -257,6 +268,22 @@ class MockModel:
             script.tool_map,
         )
 
+    def thought(
+        self, spoken: ApiShape, body: Mapping[str, Any], step: int | None, reply: Reply
+    ) -> Thought | None:
+        """The model's reasoning before `reply`, signed, where the request asks for it: the
+        step's `think` (or a default text), redacted where the step says."""
+        way = spoken.reasoning
+        asked = way.asked(body, self.script.reasoning) if way is not None else None
+        if way is None or asked is None:
+            return None
+        steps = self.script.steps
+        scripted = steps[step] if step is not None and 0 <= step < len(steps) else None
+        text = scripted.think if scripted is not None and scripted.think else DEFAULT_THINK
+        redacted = scripted is not None and scripted.redacted and way.redacts
+        calls = tuple((c.tool, c.arguments) for c in reply.calls)
+        return way.sign(Thought(text, asked, redacted), body, calls, self.signer)
+
     def record(self, entry: dict[str, Any]) -> None:
         with self.lock:
             self.count += 1
@@ -380,6 +407,30 @@ class _Handler(BaseHTTPRequestHandler):
             return
         ask = asked if isinstance(asked, DiagnosticsAsk) else None
         model = self.server.model
+        # The reasoning sent back, checked as the API checks it: its 400, or the body as the
+        # provider reads it once it dropped the blocks it will not take.
+        transformations = None
+        way = spoken.reasoning
+        if way is not None:
+            served = model.served_model(body, self.path)
+            checked = way.check(body, headers, served, model.signer, model.script.reasoning)
+            if isinstance(checked, Refusal):
+                self.server.model.record(
+                    {
+                        **entry,
+                        "kind": "api-error",
+                        "body": body,
+                        "refused": checked.message,
+                        "status": checked.status,
+                        "reasoning": True,
+                    }
+                )
+                self._send_json(checked.status, dict(checked.body), named)
+                return
+            if isinstance(checked, Transformed):
+                entry = {**entry, "transformations": list(checked.notes), "sent": body}
+                body = dict(checked.body)
+                transformations = checked.notes
         step = model.step_of(request)
         model.pause_before(step)
         played = model.cache.play(shape, body, headers, self.path)
@@ -406,6 +457,7 @@ class _Handler(BaseHTTPRequestHandler):
             figures.cache_write_1h,
         )
         reply = model.reply(request, step)
+        thought = model.thought(spoken, body, step, reply)
         answer_id = spoken.ids.answer()
         diagnosed, found = model.diagnose(ask, played, answer_id)
         answer = Answer(
@@ -416,6 +468,8 @@ class _Handler(BaseHTTPRequestHandler):
             model.served_model(body, self.path),
             found,
             diagnosed,
+            thought,
+            transformations,
         )
         if step is not None:
             model.signal_first()
@@ -433,6 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "body": body,
                 "step": step,
                 "reply": _logged(reply),
+                **_thought_logged(thought),
                 "answer": {"id": answer.id, "model": answer.model, **named},
                 "usage": {
                     "input_total": tokens.input_total,
@@ -472,6 +527,15 @@ def _logged(reply: Reply) -> dict[str, Any]:
             {"tool": c.tool, "arguments": c.arguments, "id": c.call_id} for c in reply.calls
         ]
     return logged
+
+
+def _thought_logged(thought: Thought | None) -> dict[str, Any]:
+    """The reasoning an answer carried, as the checks compare it with what comes back."""
+    if thought is None:
+        return {}
+    logged = {"text": thought.text, "redacted": thought.redacted}
+    logged.update(signature=thought.signature, sealed=thought.sealed)
+    return {"thought": logged}
 
 
 class _Server(ThreadingHTTPServer):

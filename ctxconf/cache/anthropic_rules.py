@@ -28,10 +28,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from .outcome import ApiError, Expiry, Figures, Outcome, RefusalKind, Shortfall
 from .prefix import best_earlier, chain, common_hashes, cumulative_tokens
 from .provider import Provider, Scope
+from .reasoning import provider_reads, reading
 from .request import CacheRequest, Unit, request_name
 
 MAX_BREAKPOINTS = 4
@@ -350,7 +352,8 @@ PROVIDER = Provider(
     name="anthropic",
     description="Anthropic Messages: breakpoints, 20-block lookback, 5 min / 1 h",
     forks=FORKS,
-    simulate=simulate,
+    simulate=reading("anthropic", simulate),
+    reads=partial(provider_reads, "anthropic"),
 )
 
 __all__ = [

@@ -35,6 +35,10 @@ ANCHORS: dict[str, str | None] = {
     "message-rewritten": "hist.persist.append-only",
     "message-removed": "hist.persist.append-only",
     "message-inserted": "hist.persist.append-only",
+    "reasoning-stripped": "pfx.reasoning.kept",
+    "reasoning-rewritten": "pfx.reasoning.kept",
+    "reasoning-moved": "pfx.reasoning.anthropic",
+    "reasoning-dropped": None,  # the provider drops earlier turns' reasoning by itself
     "parameter": "pfx.cache.params",
     "model": "pfx.system.switch",
     "breakpoint-missing": "pfx.cache.marks",

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from .bytediff import byte_diff
 from .cause import ANCHORS, Cause
 from .prefix import Shared, branches, common_bytes
+from .reasoning import REASONING_KINDS
 from .request import CacheRequest, Unit
 
 # A date or a time of day, as harnesses write them into prompts.
@@ -24,6 +26,13 @@ DATE_OR_TIME = re.compile(
 _WHITE = re.compile(rb"\\[nrt]|\s")
 _ID_KEY = re.compile(rb'"(id|tool_use_id|tool_call_id|call_id)":"[^"]*$')
 _KEY = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)":')
+# The fields that carry a model's reasoning inside a unit of another kind: Gemini's signature on
+# a part, Chat's reasoning_content beside a message's content.
+_REASONING_FIELDS = ("thoughtSignature", "thought_signature", "reasoning_content")
+_IN_REASONING = re.compile(
+    rb'"(signature|thinking|data|encrypted_content|thoughtSignature|thought_signature'
+    rb'|reasoning_content)":"[^"]*$'
+)
 _WINDOW = 24
 
 
@@ -120,8 +129,45 @@ def _message_units(request: CacheRequest, message: int) -> list[bytes]:
     return [u.data for u in request.units if u.section == "messages" and u.message == message]
 
 
+def is_reasoning(unit: Unit) -> bool:
+    """A unit that is the model's reasoning: a thinking block, a reasoning item, a thought."""
+    return unit.kind in REASONING_KINDS or b'"thought":true' in unit.data
+
+
+def _reasoning_cause(later: CacheRequest, a: Unit, b: Unit) -> Cause | None:
+    """A change to the model's reasoning: dropped by the provider, stripped, moved or rewritten
+    by the harness; None for a change of anything else."""
+    where = f"message {a.message} ({a.role or '?'})"
+    if is_reasoning(a):
+        cut = later.reasoning_cut
+        if a.path in later.dropped or (cut is not None and a.message < cut):
+            detail = (
+                f"the provider drops {where}'s {a.kind} at the next message on model"
+                f" {later.model or '?'}, as it drops every earlier turn's (no harness's doing)"
+            )
+            return _diffed("reasoning-dropped", detail, a, b)
+        if is_reasoning(b) and a.message == b.message and a.kind == b.kind:
+            return _diffed("reasoning-rewritten", f"{where}'s {a.kind} was rewritten", a, b)
+        if any(is_reasoning(u) and a.data.endswith(u.data) for u in later.units):
+            return _diffed("reasoning-moved", f"{where}'s {a.kind} was moved from its place", a, b)
+        return _diffed("reasoning-stripped", f"{where}'s {a.kind} was left out", a, b)
+    dropped, _ = _fields(a.data, b.data)
+    gone = [name for name in _REASONING_FIELDS if name in dropped]
+    if gone:
+        return _diffed("reasoning-stripped", f"{where}'s {gone[0]} was left out", a, b)
+    offset = common_bytes(a.data, b.data)
+    inside = _IN_REASONING.search(a.data[:offset])
+    if inside and inside.group(1).decode() in _REASONING_FIELDS:
+        detail = f"{where}'s {inside.group(1).decode()} was rewritten"
+        return _diffed("reasoning-rewritten", detail, a, b)
+    return None
+
+
 def _message_cause(earlier: CacheRequest, later: CacheRequest, a: Unit, b: Unit) -> Cause:
     where = f"message {a.message} ({a.role or '?'})"
+    reasoning = _reasoning_cause(later, a, b)
+    if reasoning is not None:
+        return replace(reasoning, detail=reasoning.detail + _repeats(later, b))
     following = _message_units(earlier, a.message + 1)
     if following and following == _message_units(later, b.message):
         return _diffed("message-removed", f"{where} was removed", a, b)
@@ -169,4 +215,4 @@ def content_cause(earlier: CacheRequest, later: CacheRequest, found: Shared) -> 
     return _message_cause(earlier, later, a, b)
 
 
-__all__ = ["DATE_OR_TIME", "content_cause", "mentions_time", "only_white_space"]
+__all__ = ["DATE_OR_TIME", "content_cause", "is_reasoning", "mentions_time", "only_white_space"]

@@ -33,10 +33,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from .outcome import Expiry, Figures, Outcome, Shortfall
 from .prefix import best_earlier, chain, cumulative_tokens, longest
 from .provider import Provider, Scope
+from .reasoning import provider_reads, reading
 from .request import CacheRequest, request_name
 
 MINIMUM = 1024
@@ -314,7 +316,8 @@ PROVIDER = Provider(
     name="openai",
     description="OpenAI: automatic from 1,024 tokens in 128-token steps; breakpoints from GPT-5.6",
     forks=FORKS,
-    simulate=simulate,
+    simulate=reading("openai", simulate),
+    reads=partial(provider_reads, "openai"),
 )
 
 __all__ = [

@@ -16,12 +16,18 @@ Simulate = Callable[[Sequence[CacheRequest]], tuple[Outcome, ...]]
 Scope = Literal["all", "messages"]
 
 
+def as_sent(request: CacheRequest) -> CacheRequest:
+    return request
+
+
 @dataclass(frozen=True)
 class Provider:
     name: str
     description: str
     forks: Mapping[str, Scope]
-    simulate: Simulate
+    simulate: Simulate  # plays each request as `reads` gives it
+    # A request as the provider reads it: what it drops by itself taken out (`reasoning.py`).
+    reads: Callable[[CacheRequest], CacheRequest] = as_sent
 
 
-__all__ = ["Provider", "Scope", "Simulate"]
+__all__ = ["Provider", "Scope", "Simulate", "as_sent"]

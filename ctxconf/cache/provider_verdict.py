@@ -30,7 +30,9 @@ _SAME: dict[str, tuple[str, ...]] = {
 # the provider's own miss.
 _NOTHING_CHANGED = frozenset({"no-change", "cache_hit"})
 # Kinds of ours that say the request itself changed nothing.
-_NOT_A_CHANGE = frozenset({"expired", "provider-side", "rounding", "below-minimum"})
+_NOT_A_CHANGE = frozenset(
+    {"expired", "provider-side", "rounding", "below-minimum", "reasoning-dropped"}
+)
 # Reasons that are no verdict at all.
 INCONCLUSIVE = frozenset(
     {"pending", "previous_message_not_found", "comparison_response_not_found", "unavailable"}

@@ -73,6 +73,10 @@ class CacheRequest:
     settings: CacheSettings = field(default_factory=CacheSettings)
     headers: tuple[tuple[str, str], ...] = ()  # the caching headers (credentials.py)
     number: int | None = None  # its number in the session's log, for the words about it
+    # The units the provider dropped before reading it (`reasoning.py`), by path.
+    dropped: tuple[str, ...] = ()
+    # The message before which the provider drops every reasoning unit; None: it drops none.
+    reasoning_cut: int | None = None
 
     @cached_property
     def tokens(self) -> int:

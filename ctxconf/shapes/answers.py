@@ -11,6 +11,8 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from .reasoning import Thought
+
 # The model an answer names when its request named none, and the one `…/models` lists.
 MODEL = "mock-model"
 TEXT_DELTA_CHARS = 40
@@ -70,6 +72,11 @@ class Answer:
     model: str = MODEL
     diagnostics: dict[str, Any] | None = None
     diagnosed: bool = False
+    # The model's reasoning before the reply, where the request asked for it.
+    thought: Thought | None = None
+    # What the provider dropped of the body before reading it (Anthropic's
+    # `input_transformations`); None: it says nothing.
+    transformations: tuple[dict[str, Any], ...] | None = None
 
 
 @dataclass(frozen=True)

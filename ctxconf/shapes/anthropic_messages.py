@@ -8,7 +8,9 @@ per call; usage in `input_tokens` (neither read nor written), `cache_read_input_
 `cache_creation_input_tokens` and `cache_creation`, on `message_start` and again, cumulative,
 on `message_delta`; its id `msg_…`, the request's in the `request-id` header. A request that
 sends a `diagnostics` object gets the provider's cache diagnostics on the Message (streamed, on
-`message_start`).
+`message_start`). A request that asks for thinking gets a `thinking` block first, its text in
+`thinking_delta`s and its `signature` in a `signature_delta` before `content_block_stop`, or a
+`redacted_thinking` block (`anthropic_thinking.py`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from ctxconf.cache.units import Parts, blocks_of, content_blocks, dicts, mapping
 
 from . import wire
 from .answers import Answer, Call, Event, Reply, Tokens, arguments_json, chunks, token
+from .anthropic_thinking import REASONING
+from .reasoning import Thought
 from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
@@ -204,9 +208,18 @@ def _usage(t: Tokens, output: int) -> dict[str, Any]:
     }
 
 
-def _blocks(reply: Reply) -> list[dict[str, Any]]:
-    """A text block where there is a text (or nothing else), then a `tool_use` block per call."""
-    blocks: list[dict[str, Any]] = []
+def _thinking(thought: Thought | None) -> list[dict[str, Any]]:
+    if thought is None:
+        return []
+    if thought.redacted:
+        return [{"type": "redacted_thinking", "data": thought.sealed}]
+    return [{"type": "thinking", "thinking": thought.text, "signature": thought.signature}]
+
+
+def _blocks(reply: Reply, thought: Thought | None = None) -> list[dict[str, Any]]:
+    """The thinking where the request asked for it, a text block where there is a text (or
+    nothing else), then a `tool_use` block per call."""
+    blocks: list[dict[str, Any]] = _thinking(thought)
     if reply.text or not reply.calls:
         blocks.append({"type": "text", "text": reply.text})
     blocks += [
@@ -226,18 +239,26 @@ def body(answer: Answer) -> dict[str, Any]:
         "type": "message",
         "role": "assistant",
         "model": answer.model,
-        "content": _blocks(answer.reply),
+        "content": _blocks(answer.reply, answer.thought),
         "stop_reason": _stop(answer.reply),
         "stop_sequence": None,
         "usage": _usage(answer.tokens, answer.tokens.output),
     }
     if answer.diagnosed:  # only where the request asked; `null` is an answer then
         message["diagnostics"] = answer.diagnostics
+    if answer.transformations is not None:
+        message["input_transformations"] = list(answer.transformations)
     return message
 
 
 def _deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A block as `content_block_start` opens it, and the deltas that fill it."""
+    if block["type"] == "thinking":  # its text in pieces, its signature last
+        thinking = [{"type": "thinking_delta", "thinking": p} for p in chunks(block["thinking"])]
+        signed = {"type": "signature_delta", "signature": block["signature"]}
+        return {"type": "thinking", "thinking": "", "signature": ""}, [*thinking, signed]
+    if block["type"] == "redacted_thinking":  # whole as it opens
+        return block, []
     if block["type"] == "tool_use":
         pieces = chunks(arguments_json(Call(block["name"], block["input"], block["id"])))
         return {**block, "input": {}}, [
@@ -254,7 +275,7 @@ def events(answer: Answer, include_usage: bool) -> list[Event]:
     start = {**body(answer), "content": [], "stop_reason": None}
     start["usage"] = _usage(answer.tokens, 1)
     out = [Event({"type": "message_start", "message": start}, "message_start")]
-    for index, block in enumerate(_blocks(answer.reply)):
+    for index, block in enumerate(_blocks(answer.reply, answer.thought)):
         opened, deltas = _deltas(block)
         started = {"type": "content_block_start", "index": index, "content_block": opened}
         out.append(Event(started, "content_block_start"))
@@ -274,5 +295,17 @@ def count(total: int) -> dict[str, Any]:
 
 IDS = Ids(answer_id, "request-id", request_id)
 SHAPE = ApiShape(
-    NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, IDS, count, diagnostics
+    NAME,
+    TITLE,
+    ROUTES,
+    PROVIDERS,
+    parse,
+    read_cache,
+    body,
+    events,
+    refuse,
+    IDS,
+    count,
+    diagnostics,
+    REASONING,
 )

@@ -22,6 +22,8 @@ from ctxconf.cache.units import Parts, dicts, mapping
 
 from . import wire
 from .answers import Answer, Event, Reply, chunks, token
+from .gemini_thoughts import REASONING
+from .reasoning import Thought
 from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
@@ -171,9 +173,19 @@ def answer_id() -> str:
     return token(23, _RESPONSE_ID)
 
 
-def _parts(reply: Reply) -> list[dict[str, Any]]:
+def _thought_part(thought: Thought | None) -> list[dict[str, Any]]:
+    return [{"text": thought.text, "thought": True}] if thought and thought.asked.summary else []
+
+
+def _parts(reply: Reply, thought: Thought | None = None) -> list[dict[str, Any]]:
+    """The thought where it is shown, the text, then a part per call, the first signed."""
     parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text or not reply.calls else []
-    return parts + [{"functionCall": {"name": c.tool, "args": c.arguments}} for c in reply.calls]
+    calls: list[dict[str, Any]] = [
+        {"functionCall": {"name": c.tool, "args": c.arguments}} for c in reply.calls
+    ]
+    if calls and thought is not None and thought.signature:
+        calls[0]["thoughtSignature"] = thought.signature
+    return _thought_part(thought) + parts + calls
 
 
 def _chunk(answer: Answer, parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
@@ -197,14 +209,17 @@ def _chunk(answer: Answer, parts: list[dict[str, Any]], last: bool) -> dict[str,
 
 
 def body(answer: Answer) -> dict[str, Any]:
-    return _chunk(answer, _parts(answer.reply), last=True)
+    return _chunk(answer, _parts(answer.reply, answer.thought), last=True)
 
 
 def events(answer: Answer, include_usage: bool) -> list[Event]:
     """The text in pieces, then the calls, each a whole part, in the last chunk."""
     reply = answer.reply
     pieces = [[{"text": p}] for p in chunks(reply.text)] if reply.text or not reply.calls else []
-    calls = [p for p in _parts(reply) if "functionCall" in p]
+    shown = _thought_part(answer.thought)
+    if shown:
+        pieces.insert(0, shown)
+    calls = [p for p in _parts(reply, answer.thought) if "functionCall" in p]
     if calls or not pieces:
         pieces.append(calls)
     return [Event(_chunk(answer, p, n == len(pieces) - 1)) for n, p in enumerate(pieces)]
@@ -216,5 +231,16 @@ def count(total: int) -> dict[str, Any]:
 
 # Gemini names no request in a header: the answer's `responseId` is all a client has.
 SHAPE = ApiShape(
-    NAME, TITLE, ROUTES, PROVIDERS, parse, read_cache, body, events, refuse, Ids(answer_id), count
+    NAME,
+    TITLE,
+    ROUTES,
+    PROVIDERS,
+    parse,
+    read_cache,
+    body,
+    events,
+    refuse,
+    Ids(answer_id),
+    count,
+    reasoning=REASONING,
 )

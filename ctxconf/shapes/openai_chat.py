@@ -20,6 +20,7 @@ from ctxconf.cache.units import Parts, content_blocks, dicts, mapping
 
 from . import wire
 from .answers import Answer, Event, Reply, Tokens, arguments_json, chunks, token
+from .chat_reasoning import REASONING
 from .openai_fields import (
     SYSTEM_ROLES,
     input_details,
@@ -178,6 +179,8 @@ def _finish(reply: Reply) -> str:
 def body(answer: Answer) -> dict[str, Any]:
     reply = answer.reply
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if answer.thought is not None:
+        message["reasoning_content"] = answer.thought.text
     if reply.calls:
         message["tool_calls"] = [
             {
@@ -216,6 +219,9 @@ def events(answer: Answer, include_usage: bool) -> list[Event]:
 
     reply = answer.reply
     out = [chunk({"role": "assistant", "content": ""})]
+    if answer.thought is not None:  # before the content, as the providers stream it
+        thought = answer.thought.text
+        out.extend(chunk({"reasoning_content": part}) for part in chunks(thought))
     if reply.text:
         out.extend(chunk({"content": part}) for part in chunks(reply.text))
     for index, call in enumerate(reply.calls):
@@ -244,4 +250,5 @@ SHAPE = ApiShape(
     events,
     refuse,
     Ids(answer_id, "x-request-id", openai_request_id),
+    reasoning=REASONING,
 )

@@ -6,7 +6,9 @@ each). The answer: a `response` body (a message item, then a `function_call` ite
 the events from `response.created` to `response.completed`; usage in `input_tokens` and
 `input_tokens_details`, on `response.completed` alone; its id `resp_…`, the request's in the
 `x-request-id` header. A request naming `prompt_cache_options.comparison_response_id` gets
-`prompt_cache_diagnostics` on the completed response.
+`prompt_cache_diagnostics` on the completed response. A request that asks for reasoning gets a
+`reasoning` item first, with its `encrypted_content` when the response is not stored
+(`responses_reasoning.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .openai_fields import (
     openai_settings,
     wants_json,
 )
+from .responses_reasoning import REASONING
 from .shape import ApiShape, Ids, Refusal, Routes
 from .wire import Mention, Request, Tool, ToolResult
 
@@ -229,15 +232,31 @@ def _item_id(prefix: str, answer: Answer, index: int) -> str:
     return f"{prefix}_{digest[:48]}"
 
 
+def _reasoning_item(answer: Answer) -> list[dict[str, Any]]:
+    thought = answer.thought
+    if thought is None:
+        return []
+    summary = [{"type": "summary_text", "text": thought.text}] if thought.asked.summary else []
+    item: dict[str, Any] = {
+        "type": "reasoning",
+        "id": _item_id("rs", answer, 0),
+        "summary": summary,
+    }
+    if thought.asked.signed:
+        item["encrypted_content"] = thought.sealed
+    return [item]
+
+
 def _output(answer: Answer) -> list[dict[str, Any]]:
-    """A message item where there is a text (or nothing else), then a `function_call` per call."""
-    reply, items = answer.reply, []
+    """A reasoning item where the request asked for one, a message item where there is a text
+    (or nothing else), then a `function_call` per call."""
+    reply, items = answer.reply, _reasoning_item(answer)
     if reply.text or not reply.calls:
         text = {"type": "output_text", "text": reply.text, "annotations": []}
         items.append(
             {
                 "type": "message",
-                "id": _item_id("msg", answer, 0),
+                "id": _item_id("msg", answer, len(items)),
                 "role": "assistant",
                 "status": "completed",
                 "content": [text],
@@ -316,6 +335,28 @@ def _text_events(item: dict[str, Any], at: int) -> list[dict[str, Any]]:
     return out
 
 
+def _reasoning_events(item: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    added = {"type": "response.output_item.added", "output_index": at}
+    out = [{**added, "item": {**item, "summary": []}}]
+    for n, part in enumerate(item["summary"]):
+        where = {"item_id": item["id"], "output_index": at, "summary_index": n}
+        empty = {"type": "summary_text", "text": ""}
+        out.append({"type": "response.reasoning_summary_part.added", **where, "part": empty})
+        for piece in chunks(part["text"]):
+            out.append({"type": "response.reasoning_summary_text.delta", **where, "delta": piece})
+        out.append({"type": "response.reasoning_summary_text.done", **where, "text": part["text"]})
+        out.append({"type": "response.reasoning_summary_part.done", **where, "part": part})
+    return out
+
+
+def _item_events(item: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    if item["type"] == "function_call":
+        return _call_events(item, at)
+    if item["type"] == "reasoning":
+        return _reasoning_events(item, at)
+    return _text_events(item, at)
+
+
 def events(answer: Answer, include_usage: bool) -> list[Event]:
     # The usage (and the diagnostics) come with `response.completed` alone.
     started = _response(answer, "in_progress", [])
@@ -325,7 +366,7 @@ def events(answer: Answer, include_usage: bool) -> list[Event]:
     ]
     items = _output(answer)
     for at, item in enumerate(items):
-        raw += _call_events(item, at) if item["type"] == "function_call" else _text_events(item, at)
+        raw += _item_events(item, at)
         raw.append({"type": "response.output_item.done", "output_index": at, "item": item})
     raw.append({"type": "response.completed", "response": _response(answer, "completed", items)})
     return [Event({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(raw)]
@@ -343,4 +384,5 @@ SHAPE = ApiShape(
     refuse,
     Ids(answer_id, "x-request-id", openai_request_id),
     diagnostics=diagnostics,
+    reasoning=REASONING,
 )

@@ -15,6 +15,7 @@ from ctxconf.cache.provider_diagnostics import DiagnosticsAsk
 from ctxconf.cache.units import Parts
 
 from .answers import Answer, Event
+from .reasoning import ReasoningWay
 from .wire import Request
 
 # What a POST to one of the shape's paths asks: an answer, a streamed answer whatever the body
@@ -72,6 +73,7 @@ class ApiShape:
     ids: Ids
     count: WriteCount | None = None  # the answer to a count route; None: the shape has none
     diagnostics: ReadDiagnostics | None = None  # None: its API has no cache diagnostics
+    reasoning: ReasoningWay | None = None  # None: its answers carry no reasoning
 
 
 def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
@@ -85,6 +87,9 @@ def problems(shape: ApiShape, providers: Iterable[str]) -> list[str]:
             found.append(f"its {part.name} is not a function")
     if shape.diagnostics is not None and not callable(shape.diagnostics):
         found.append("its diagnostics is not a function")
+    way = shape.reasoning
+    if way is not None and not (callable(way.asked) and callable(way.sign) and callable(way.check)):
+        found.append("its reasoning is not a way of reasoning")
     ids = shape.ids
     if not isinstance(ids, Ids) or not callable(ids.answer):
         found.append("it names no answer's id")

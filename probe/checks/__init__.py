@@ -25,6 +25,7 @@ from .mcp import mcp_tools
 from .measured import Shortfall, shortfalls
 from .model import EVERY_RUN, CheckDef, CheckResult, Need, _result, aside_note, split_requests
 from .params import params_stable
+from .reasoning import back, idle, kept, long_pause, refused, shape_is
 from .tools import tools_fixed
 from .usage import usage_shown
 
@@ -214,6 +215,52 @@ CHECKS: tuple[CheckDef, ...] = (
         cold_equals_live,
         needs=CRASHED,
         applies=_crash,
+    ),
+    *(
+        CheckDef(
+            f"reasoning-{name}",
+            f"pfx.reasoning.{name}",
+            "exact",
+            f"{title} sent back as it came",
+            back,
+            applies=shape_is(api),
+            fails_when_short=True,  # a body refused for its reasoning is what it fails on
+            judges_refusals=True,
+        )
+        for name, api, title in (
+            ("anthropic", "anthropic", "thinking"),
+            ("responses", "openai-responses", "reasoning items"),
+            ("gemini", "gemini", "thought signatures"),
+            ("chat", "openai-chat", "reasoning_content"),
+        )
+    ),
+    CheckDef(
+        "reasoning-kept",
+        "pfx.reasoning.kept",
+        "exact",
+        "earlier reasoning never stripped",
+        kept,
+        needs=RESUMED,
+        fails_when_short=True,
+        judges_refusals=True,
+    ),
+    CheckDef(
+        "reasoning-idle",
+        "pfx.reasoning.idle",
+        "exact",
+        "a pause strips no reasoning",
+        idle,
+        needs=RESUMED,
+        applies=long_pause,
+    ),
+    CheckDef(
+        "reasoning-refused",
+        "pfx.reasoning.anthropic",
+        "exact",
+        "a refused request not sent again unchanged",
+        refused,
+        fails_when_short=True,
+        judges_refusals=True,
     ),
     CheckDef(
         "reread",

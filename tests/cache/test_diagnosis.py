@@ -351,6 +351,8 @@ def test_every_named_rule_is_a_rule_of_the_spec() -> None:
         "pfx.cache.lifetimes",
         "pfx.cache.params",
         "hist.persist.append-only",
+        "pfx.reasoning.kept",
+        "pfx.reasoning.anthropic",
     }
 
 

@@ -152,7 +152,7 @@ def test_a_field_dropped_from_history_is_kept_in_the_counterfactual() -> None:
     result = audit("openai", [earlier, later])
     found = result.diagnoses[1]
     assert found is not None and found.read == 1280
-    assert [c.kind for c in found.causes] == ["message-rewritten", "rounding"]
+    assert [c.kind for c in found.causes] == ["reasoning-stripped", "rounding"]
     assert (found.lost, found.loss.provider) == (0, 46)
     assert found.causes[1].detail == (
         "OpenAI reads in steps of 128 tokens from 1024: 46 of the 1326 shared tokens fall past "

@@ -52,9 +52,10 @@ def test_gemini_cli_dropping_a_thought_signature_loses_all_it_resent_unchanged()
     assert diagnosis.lost == diagnosis.loss.harness == expected == 12661
     assert diagnosis.shared == outcome.figures.cache_read == 12229  # the old figure lost 0
     cause = diagnosis.causes[0]
-    assert (cause.kind, cause.unit) == ("message-rewritten", "contents.1.parts.0")
+    assert (cause.kind, cause.unit) == ("reasoning-stripped", "contents.1.parts.0")
+    assert cause.anchor == "pfx.reasoning.kept"
     assert cause.detail == (
-        "message 1 (model) was rewritten: its field thoughtSignature dropped; a "
+        "message 1 (model)'s thoughtSignature was left out; a "
         "functionResponse block repeated: contents.2.parts.1 says again what contents.2.parts.0 "
         "says, and 2 more"
     )

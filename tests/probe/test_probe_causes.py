@@ -65,13 +65,13 @@ def test_two_turns_that_exited_alike_having_sent_nothing_are_one_cause(tmp_path:
         f"profile set OPENAI_BASE_URL={URL}/v1"
     ]
     unjudged = [c for c in data["checks"] if c["verdict"] == "error"]
-    assert len(unjudged) == 10
+    assert len(unjudged) == 13  # the reasoning checks of a Chat harness among them
     for check in unjudged:
         assert check["figures"]["causes"] == [1], check
         assert check_summary(check, data["shortfalls"]) == (
             "could not be judged: [1] turns 1 and 2 sent no request"
         )
-    assert count_line(data["checks"]) == "1 cause, 10 checks could not be judged"
+    assert count_line(data["checks"]) == "1 cause, 13 checks could not be judged"
 
 
 def test_turns_that_ended_otherwise_are_causes_of_their_own(tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_turns_that_ended_otherwise_are_causes_of_their_own(tmp_path: Path) -> N
         "turn 2 sent no request",
     ]
     assert "the process timed out" in reasons[1]
-    assert count_line(data["checks"]) == "2 causes, 10 checks could not be judged"
+    assert count_line(data["checks"]) == "2 causes, 13 checks could not be judged"
 
 
 def test_no_hint_of_the_url_once_the_mock_was_reached(tmp_path: Path) -> None:
@@ -159,10 +159,10 @@ def test_the_console_and_the_page_say_the_cause_once(tmp_path: Path) -> None:
     )
     assert done.stdout.count("no model is configured") == 1
     errors = [line for line in lines if line.lstrip().startswith("error ")]
-    assert len(errors) == 10 and all(
+    assert len(errors) == 13 and all(
         line.endswith("could not be judged: [1] turns 1 and 2 sent no request") for line in errors
     ), errors
-    assert lines[-1] == "1 cause, 10 checks could not be judged"
+    assert lines[-1] == "1 cause, 13 checks could not be judged"
     page = out.with_suffix(".html").read_text()
     assert page.count('<li class="error">turns: turns 1 and 2 sent no request: the') == 1
-    assert page.count("could not be judged: [1] turns 1 and 2 sent no request") == 10
+    assert page.count("could not be judged: [1] turns 1 and 2 sent no request") == 13

@@ -72,6 +72,7 @@ def test_the_bundled_scenarios_load_with_the_steps_the_checks_look_for() -> None
         "midnight",
         "model-switch",
         "plan-mode",
+        "reasoning",
         "two-days",
     ]
     # The idle scenario's pauses come before its second and third turns, on the provider's clock.

@@ -51,7 +51,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,9 @@ FAULTS = (
     # Not a fault: the system prompt's mark asks for an hour (Anthropic), the last block's for
     # five minutes, as a harness that keeps its prompt through a pause does.
     "hour-mark",
+    # Not a fault: Anthropic's thinking asked for (`thinking` enabled); the other shapes ask
+    # for reasoning as they always do (Responses' `reasoning`, Gemini's `thinkingConfig`).
+    "thinking",
     # Not a fault: after each turn a side conversation of its own, a memory subagent under its own
     # prompt and one tool, sent the conversation so far (as qwen-code does).
     "memory-subagent",
@@ -107,6 +110,10 @@ class Answer:
     text: str
     calls: list[dict[str, Any]]  # {"id", "name", "args"}
     cached: int | None
+    # The model's reasoning as it came, in the shape's own form (Anthropic's thinking blocks,
+    # Responses' reasoning items, Gemini's thought parts, Chat's reasoning_content), sent back
+    # as it came in its place.
+    reasoning: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -334,11 +341,15 @@ class Session:
         if "rewritten-previous" in self.faults:
             last = max(i for i, m in enumerate(messages) if m["role"] == "user")
             messages[last]["text"] += "\n(Reminder: answer briefly.)"
-        messages = self.changes.on_the_wire(messages)
+        messages = self.reasoning_on_the_wire(self.changes.on_the_wire(messages))
         body = self.shape.body(self.system, self.tools(), messages)
         if self.shape.finish is not None:
             body = self.shape.finish(body, self)
         return self.post(base_url, self.changes.body(body))
+
+    def reasoning_on_the_wire(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The messages as sent, their reasoning as it came (a fake of its own changes it)."""
+        return messages
 
     def effort(self) -> str:
         return EFFORTS[self.requests % 2] if "changing-effort" in self.faults else "medium"
@@ -384,7 +395,8 @@ class Session:
             answer = self.send(base_url)
             if answer.cached is not None:
                 self.cached.append(answer.cached)
-            self.add({"role": "assistant", "text": answer.text, "calls": answer.calls})
+            said = {"role": "assistant", "text": answer.text, "calls": answer.calls}
+            self.add({**said, "reasoning": answer.reasoning})
             if not answer.calls:
                 if "memory-subagent" in self.faults:
                     self.ask_memory_subagent(base_url)

@@ -15,6 +15,8 @@ MARK = {"type": "ephemeral"}
 def finish(body: dict[str, Any], session: Session) -> dict[str, Any]:
     """The marks (the system prompt and the conversation's last block), and the effort."""
     body["output_config"] = {"effort": session.effort()}
+    if "thinking" in session.faults:
+        body["thinking"] = {"type": "enabled", "budget_tokens": 1024}
     if "no-cache-marks" in session.faults:
         return body
     hour = {**MARK, "ttl": "1h"} if "hour-mark" in session.faults else MARK
@@ -46,9 +48,8 @@ def body(
         if m["role"] == "user":
             wire.append({"role": "user", "content": m["text"]})
         elif m["role"] == "assistant":
-            blocks: list[dict[str, Any]] = (
-                [{"type": "text", "text": m["text"]}] if m["text"] else []
-            )
+            blocks: list[dict[str, Any]] = [dict(b) for b in m.get("reasoning", [])]
+            blocks += [{"type": "text", "text": m["text"]}] if m["text"] else []
             blocks += [
                 {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
                 for c in m["calls"]
@@ -76,6 +77,7 @@ def body(
 
 def parse(events: Iterator[dict[str, Any]]) -> Answer:
     text, calls, cached = "", [], None
+    thinking: list[dict[str, Any]] = []
     for event in events:
         kind = event["type"]
         if kind == "message_start":
@@ -83,13 +85,23 @@ def parse(events: Iterator[dict[str, Any]]) -> Answer:
         elif kind == "content_block_start" and event["content_block"]["type"] == "tool_use":
             block = event["content_block"]
             calls.append({"id": block["id"], "name": block["name"], "args": ""})
+        elif kind == "content_block_start" and event["content_block"]["type"] in (
+            "thinking",
+            "redacted_thinking",
+        ):
+            thinking.append(dict(event["content_block"]))
         elif kind == "content_block_delta":
             delta = event["delta"]
             if delta["type"] == "text_delta":
                 text += delta["text"]
+            elif delta["type"] == "thinking_delta":
+                thinking[-1]["thinking"] += delta["thinking"]
+            elif delta["type"] == "signature_delta":
+                thinking[-1]["signature"] += delta["signature"]
             else:
                 calls[-1]["args"] += delta["partial_json"]
-    return Answer(text, [{**c, "args": json.loads(c["args"] or "{}")} for c in calls], cached)
+    done = [{**c, "args": json.loads(c["args"] or "{}")} for c in calls]
+    return Answer(text, done, cached, thinking)
 
 
 SHAPE = Shape(

@@ -25,6 +25,8 @@ def body(
             wire.append({"role": "user", "content": m["text"]})
         elif m["role"] == "assistant":
             out: dict[str, Any] = {"role": "assistant", "content": m["text"] or None}
+            if m.get("reasoning"):
+                out["reasoning_content"] = "".join(m["reasoning"])
             if m["calls"]:
                 out["tool_calls"] = [
                     {
@@ -59,12 +61,14 @@ def body(
 
 def parse(events: Iterator[dict[str, Any]]) -> Answer:
     text, calls, cached = "", {}, None
+    reasoning = ""
     for event in events:
         if event.get("usage"):
             cached = event["usage"]["prompt_tokens_details"]["cached_tokens"]
         for choice in event.get("choices", []):
             delta = choice["delta"]
             text += delta.get("content") or ""
+            reasoning += delta.get("reasoning_content") or ""
             for call in delta.get("tool_calls") or []:
                 slot = calls.setdefault(call["index"], {"id": "", "name": "", "args": ""})
                 slot["id"] = call.get("id") or slot["id"]
@@ -72,7 +76,7 @@ def parse(events: Iterator[dict[str, Any]]) -> Answer:
                 slot["args"] += call.get("function", {}).get("arguments") or ""
     # The arguments' own bytes are kept, to be sent back as they came.
     done = [{**c, "raw": c["args"], "args": json.loads(c["args"] or "{}")} for c in calls.values()]
-    return Answer(text, done, cached)
+    return Answer(text, done, cached, [reasoning] if reasoning else [])
 
 
 SHAPE = Shape(

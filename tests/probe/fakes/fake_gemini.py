@@ -23,8 +23,14 @@ def body(
         if m["role"] == "user":
             contents.append({"role": "user", "parts": [{"text": m["text"]}]})
         elif m["role"] == "assistant":
-            parts: list[dict[str, Any]] = [{"text": m["text"]}] if m["text"] else []
-            parts += [{"functionCall": {"name": c["name"], "args": c["args"]}} for c in m["calls"]]
+            thoughts = [p for p in m.get("reasoning", []) if p.get("thought")]
+            parts: list[dict[str, Any]] = [dict(p) for p in thoughts]
+            parts += [{"text": m["text"]}] if m["text"] else []
+            for c in m["calls"]:
+                part: dict[str, Any] = {"functionCall": {"name": c["name"], "args": c["args"]}}
+                if c.get("signature"):
+                    part["thoughtSignature"] = c["signature"]
+                parts.append(part)
             contents.append({"role": "model", "parts": parts})
         else:
             contents.append(
@@ -48,20 +54,25 @@ def body(
 
 def parse(events: Iterator[dict[str, Any]]) -> Answer:
     text, calls, cached = "", [], None
+    thoughts: list[dict[str, Any]] = []
     for event in events:
         for part in event["candidates"][0]["content"]["parts"]:
-            if "functionCall" in part:
+            if part.get("thought"):
+                thoughts.append(part)
+            elif "functionCall" in part:
                 call = part["functionCall"]
                 calls.append(
                     {
                         "id": f"{call['name']}_{len(calls)}",
                         "name": call["name"],
                         "args": call["args"],
+                        "signature": part.get("thoughtSignature"),
                     }
                 )
-            text += part.get("text", "")
+            else:
+                text += part.get("text", "")
         cached = event.get("usageMetadata", {}).get("cachedContentTokenCount", cached)
-    return Answer(text, calls, cached)
+    return Answer(text, calls, cached, thoughts)
 
 
 SHAPE = Shape(

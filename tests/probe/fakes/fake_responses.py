@@ -24,6 +24,7 @@ def body(
         if m["role"] == "user":
             items.append({"role": "user", "content": [{"type": "input_text", "text": m["text"]}]})
         elif m["role"] == "assistant":
+            items += [dict(item) for item in m.get("reasoning", [])]
             if m["text"]:
                 items.append(
                     {
@@ -65,6 +66,7 @@ def body(
 
 def parse(events: Iterator[dict[str, Any]]) -> Answer:
     text, calls, cached = "", [], None
+    reasoning: list[dict[str, Any]] = []
     for event in events:
         if event["type"] == "response.output_item.done":
             item = event["item"]
@@ -77,11 +79,13 @@ def parse(events: Iterator[dict[str, Any]]) -> Answer:
                         "raw": item["arguments"],
                     }
                 )
+            elif item["type"] == "reasoning":
+                reasoning.append(item)
             else:
                 text += "".join(part.get("text", "") for part in item["content"])
         elif event["type"] == "response.completed":
             cached = event["response"]["usage"]["input_tokens_details"]["cached_tokens"]
-    return Answer(text, calls, cached)
+    return Answer(text, calls, cached, reasoning)
 
 
 SHAPE = Shape(

@@ -1,0 +1,115 @@
+"""The reasoning checks against fake harnesses through the `reasoning` scenario: each clean fake
+sends every answer's reasoning back as it came and passes; each way of mishandling it
+(`fakes/mishandles_reasoning.py`) fails the check that sees it, with the place and, where the
+cache audit sees one, the cause and what it cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxconf.probe.checks import CheckResult
+
+from .helpers import checks_of, run_fake
+
+pytestmark = pytest.mark.slow  # each test plays fake harnesses through the probe
+
+SHAPES = ("anthropic", "responses", "gemini", "chat")
+OWN = {
+    "anthropic": "reasoning-anthropic",
+    "responses": "reasoning-responses",
+    "gemini": "reasoning-gemini",
+    "chat": "reasoning-chat",
+}
+
+
+def _faults(shape: str) -> tuple[str, ...]:
+    return ("thinking",) if shape == "anthropic" else ()
+
+
+def _mishandled(tmp_path: Path, shape: str, how: str) -> dict[str, CheckResult]:
+    run = run_fake(
+        tmp_path,
+        shape,
+        "reasoning",
+        faults=_faults(shape),
+        variant="mishandles_reasoning",
+        options=("--how", how),
+    )
+    return dict(checks_of(run))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_clean_harness_sends_its_reasoning_back(tmp_path: Path, shape: str) -> None:
+    checks = checks_of(run_fake(tmp_path, shape, "reasoning", faults=_faults(shape)))
+    for check in (OWN[shape], "reasoning-kept", "reasoning-idle"):
+        assert checks[check].verdict == "pass", checks[check].summary
+    others = [OWN[s] for s in SHAPES if s != shape]
+    assert {checks[c].verdict for c in others} == {"not-testable"}
+    assert checks["reasoning-refused"].verdict == "not-testable"
+    assert checks["reasoning-refused"].summary == "no request was refused for its reasoning"
+
+
+def test_a_harness_that_never_asks_has_nothing_to_judge(tmp_path: Path) -> None:
+    checks = checks_of(run_fake(tmp_path, "anthropic", "reasoning"))
+    for check in ("reasoning-anthropic", "reasoning-kept", "reasoning-idle"):
+        assert checks[check].verdict == "not-testable"
+        assert "never asked for the model's reasoning" in checks[check].summary
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_dropped_reasoning_fails_the_turn_s_check(tmp_path: Path, shape: str) -> None:
+    checks = _mishandled(tmp_path, shape, "drop")
+    own = checks[OWN[shape]]
+    assert own.verdict == "fail"
+    assert "was left out" in own.summary
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "responses", "gemini"])
+def test_a_rewritten_signature_is_refused_and_failed(tmp_path: Path, shape: str) -> None:
+    checks = _mishandled(tmp_path, shape, "rewrite")
+    own = checks[OWN[shape]]
+    assert own.verdict == "fail"
+    assert "was changed" in own.summary
+
+
+def test_chat_reasoning_content_rewritten_passes_the_api_but_fails(tmp_path: Path) -> None:
+    checks = _mishandled(tmp_path, "chat", "rewrite")
+    assert checks["reasoning-chat"].verdict == "fail"
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "responses"])
+def test_reasoning_after_its_call_is_moved(tmp_path: Path, shape: str) -> None:
+    checks = _mishandled(tmp_path, shape, "after-call")
+    own = checks[OWN[shape]]
+    assert own.verdict == "fail"
+    assert "was moved from its place" in own.summary
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "responses", "gemini"])
+def test_earlier_reasoning_stripped_fails_kept_with_its_cost(tmp_path: Path, shape: str) -> None:
+    checks = _mishandled(tmp_path, shape, "strip-earlier")
+    kept = checks["reasoning-kept"]
+    assert kept.verdict == "fail"
+    figures = kept.figures
+    assert figures["cause"] == "reasoning-stripped"
+    assert figures["unit"] and figures["byte"] is not None
+    assert checks[OWN[shape]].verdict == "pass"
+    idle = checks["reasoning-idle"]
+    assert idle.verdict == "fail"
+    assert idle.figures["lost_tokens"] == 0
+    assert "charged as no break" in idle.summary
+
+
+def test_deepseek_refuses_an_earlier_tool_call_without_its_reasoning(tmp_path: Path) -> None:
+    checks = _mishandled(tmp_path, "chat", "strip-earlier")
+    assert checks["reasoning-kept"].verdict == "fail"
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "responses", "gemini"])
+def test_a_refused_request_sent_again_unchanged_fails(tmp_path: Path, shape: str) -> None:
+    checks = _mishandled(tmp_path, shape, "retry-refused")
+    refused = checks["reasoning-refused"]
+    assert refused.verdict == "fail"
+    assert refused.figures["did"] == "retried-unchanged"
