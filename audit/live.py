@@ -104,8 +104,8 @@ def simulator_words(step: Step) -> str:
 
 
 def step_words(step: Step) -> str:
-    """The console's words for a request: what it lost and why, and the simulator's figure
-    where it parts from the provider's."""
+    """The console's words for a request: what it lost and why, the simulator's figure where it
+    parts from the provider's, and the provider's own verdict where its answer gave one."""
     if step.request.tokens.read is None:
         return "no cache figures"
     if step.lost > 0 and step.cause is not None:
@@ -115,7 +115,13 @@ def step_words(step: Step) -> str:
     else:
         said = "lost 0"
     simulator = simulator_words(step)
-    return f"{said}; {simulator}" if simulator else said
+    if simulator:
+        said = f"{said}; {simulator}"
+    independent = step.cause is None or step.cause.basis != "provider"
+    if step.verdict is not None and step.verdict.conclusive and independent:
+        agrees = {True: ": agrees", False: ": disagrees", None: ""}[step.agrees]
+        said = f"{said}; the provider says {step.verdict.reason}{agrees}"
+    return said
 
 
 class LiveAudit:

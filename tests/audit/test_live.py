@@ -154,3 +154,36 @@ def test_the_page_reloads_while_the_run_goes_on_and_the_end_prints_the_audit(
     watcher.ended(ended)
     assert "ctxconf audit: 1 session(s), 2 request(s), 0 lost the cache" in ended.getvalue()
     assert REFRESH not in page.read_text(encoding="utf-8")
+
+
+def test_the_live_words_carry_the_providers_verdict_beside_the_bytes_cause() -> None:
+    from ctxconf.audit.bytes_evidence import bytes_findings
+    from ctxconf.audit.live import step_words
+    from ctxconf.audit.timeline import session_timeline
+
+    from .helpers import request
+    from .test_bytes_evidence import body
+
+    said = {"cache_miss_reason": {"type": "system_changed"}}
+    requests = [
+        request(1, 0, read=0, w5m=2_500, body=body("2026-12-01", 0), shape="anthropic"),
+        request(
+            2,
+            30,
+            read=0,
+            w5m=2_520,
+            body=body("2026-12-02", 1),
+            shape="anthropic",
+            diagnostics=said,
+        ),
+    ]
+    steps = session_timeline(requests, bytes_findings(requests))
+    assert step_words(steps[1]) == (
+        "lost 2,500: system-date [bytes] pfx.system.no-clock; "
+        "the provider says system_changed: agrees"
+    )
+    # Without the bytes the provider's word is the cause, said once.
+    bare = [request(1, 0, read=0, w5m=2_500), request(2, 30, read=0, w5m=2_520, diagnostics=said)]
+    assert step_words(session_timeline(bare)[1]) == (
+        "lost 2,500: system_changed [provider] pfx.system.once"
+    )
