@@ -113,9 +113,10 @@ def run_audit(options: AuditOptions, out: TextIO = sys.stdout, err: TextIO = sys
         write_text_atomic(options.bundle_out, json.dumps(make_bundle(doc), indent=1) + "\n")
     print_console(doc, out)
     if doc["figures"]["with_cache_figures"] == 0:
+        looked = ", ".join(str(p) for p in paths)
         err.write(
             "ctxconf audit: nothing could be judged: no request with cache figures was read"
-            f" ({doc['figures']['requests']:,} request(s) in all)\n"
+            f" ({doc['figures']['requests']:,} request(s) in all, in {looked})\n"
         )
         return EXIT_NOTHING_JUDGED
     failed = _gate(doc, options)

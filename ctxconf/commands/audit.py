@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prices", type=Path, metavar="FILE", help="price rows over the bundled")
     parser.add_argument(
         "--fail-under",
-        type=float,
+        type=_share,
         metavar="RATE",
         help="exit 1 when the hit rate is under RATE (0.8 or 80%%)",
     )
@@ -52,10 +52,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _rate(value: float | None) -> float | None:
-    if value is None:
-        return None
-    return value / 100 if value > 1 else value
+def _share(text: str) -> float:
+    """A hit rate as a share (0.8) or a percent (80%, or 80)."""
+    number = text.strip().removesuffix("%")
+    try:
+        value = float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate (write 0.8 or 80%)") from None
+    if text.strip().endswith("%") or value > 1:
+        value /= 100
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate between 0 and 100%")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             json_out=args.json,
             html_out=args.html,
             bundle_out=args.bundle,
-            fail_under=_rate(args.fail_under),
+            fail_under=args.fail_under,
             max_lost_usd=args.max_lost_usd,
         )
         return run_audit(options)

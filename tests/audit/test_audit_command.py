@@ -149,11 +149,21 @@ def test_the_bundle_holds_no_text_from_a_record(tmp_path: Path) -> None:
     assert '"kind": "prefix-changed"' in bundle
 
 
-@pytest.mark.parametrize("rate", [0.5, 50.0])
-def test_the_command_line_takes_a_rate_as_a_share_or_a_percent(tmp_path: Path, rate: float) -> None:
-    from ctxconf.commands.audit import _rate
+@pytest.mark.parametrize("text", ["0.5", "50%", "50"])
+def test_the_command_line_takes_a_rate_as_a_share_or_a_percent(text: str) -> None:
+    from ctxconf.commands.audit import _share
 
-    assert _rate(rate) == 0.5
+    assert _share(text) == 0.5
+
+
+@pytest.mark.parametrize("text", ["half", "150%", "-1"])
+def test_a_rate_that_is_none_is_refused_with_how_to_write_one(text: str) -> None:
+    import argparse
+
+    from ctxconf.commands.audit import _share
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        _share(text)
 
 
 def test_a_sources_cost_of_nothing_for_tokens_sent_is_no_figure(tmp_path: Path) -> None:
