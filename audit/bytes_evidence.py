@@ -77,10 +77,13 @@ def bytes_findings(
         ]
         rules = provider_named(provider)
         outcomes = rules.simulate(played)
+        # Compared as the provider read them (as the probe compares them): the reasoning it
+        # drops by itself is no change of the harness's.
+        read = [rules.reads(r) for r in played]
         for n, i in enumerate(indexes):
             outcome = outcomes[n]
             wanted = diagnosed is None or i in diagnosed
-            diagnosis = diagnose_one(rules, played, outcomes, n) if wanted else None
+            diagnosis = diagnose_one(rules, read, outcomes, n) if wanted else None
             found[i] = BytesFinding(
                 provider=provider,
                 simulated_read=outcome.figures.cache_read if outcome.figures else None,

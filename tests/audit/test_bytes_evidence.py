@@ -77,3 +77,40 @@ def test_identical_bytes_within_the_lifetime_that_missed_are_the_providers_miss(
     assert (
         f"rules read {finding.simulated_read:,} of these bytes, the provider read 0" in cause.detail
     )
+
+
+def thinking_body(turns: int) -> dict[str, Any]:
+    """A request of a thinking model's session: turn 1 reads a file (its answers each sent back
+    with their thinking first), then, from turn 2, a new question; its last block marked."""
+    thinking = {"type": "thinking", "thinking": "I should read it.", "signature": "sig1"}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "A.txt"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "line of A " * 400}
+    said = {"type": "thinking", "thinking": "I read it.", "signature": "sig2"}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "Read A.txt"}]},
+        {"role": "assistant", "content": [thinking, call]},
+        {"role": "user", "content": [result]},
+    ]
+    if turns > 1:
+        messages += [
+            {"role": "assistant", "content": [said, {"type": "text", "text": "It says A."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Read it again, please."}]},
+        ]
+    last = messages[-1]["content"][-1]
+    messages[-1]["content"][-1] = {**last, "cache_control": {"type": "ephemeral"}}
+    return {**body("2026-12-01", 0), "thinking": {"type": "enabled"}, "messages": messages}
+
+
+def test_earlier_thinking_a_last_turn_only_model_drops_is_the_providers_doing() -> None:
+    # Sonnet 4.5 is last-turn-only: at turn 2 the provider drops turn 1's thinking, so the read
+    # falls to the system prompt and tools. The bytes are compared as the provider read them:
+    # the harness sent turn 1 back as it came and rewrote nothing.
+    requests = [
+        request(1, 0, read=0, w5m=3_500, body=thinking_body(1), shape="anthropic"),
+        request(2, 10, read=2_400, w5m=1_200, body=thinking_body(2), shape="anthropic"),
+    ]
+    findings = bytes_findings(requests)
+    assert findings[1].causes[0].kind == "reasoning-dropped"
+    cause = session_timeline(requests, findings)[1].cause
+    assert cause is not None
+    assert (cause.kind, cause.basis, cause.blame) == ("reasoning-dropped", "bytes", "provider")

@@ -33,7 +33,7 @@ GAPS: dict[str, dict[int, str]] = {
         5: "the compaction's second request: likewise, and the total cannot be split in two",
     },
     "opencode-1.18.33-basic": {1: "the title request: no message, in no total"},
-    "kilo-7.7.7-basic": {5: "the title request: no message, in no total"},
+    "kilo-7.7.7-basic": {7: "the title request: no message, in no total"},
 }
 
 # Files whose source has no cache-write figure at all (N/A, never 0): the folder and a pattern
@@ -127,3 +127,34 @@ def test_the_audit_over_every_folder_holds_each_session_once(tmp_path: Path) -> 
     assert held == {
         folder: len(probe_requests(folder)) - len(GAPS.get(folder, {})) for folder in FOLDERS
     }
+
+
+CLAUDE_CODE = [folder for folder in FOLDERS if folder.startswith("claude-code-")]
+
+
+@pytest.mark.parametrize("folder", CLAUDE_CODE)
+def test_claude_codes_requests_carry_the_dated_model_and_their_request_id_and_are_priced(
+    folder: str, tmp_path: Path
+) -> None:
+    # The mock answers claude-sonnet-4-5 as the API does, with its dated model and a request
+    # id; each request's lines (its thinking block, then its call or text) are one request.
+    results = json.loads((REAL / folder / "probe-results.json").read_text())
+    ((_, requests),) = read_folder(folder)
+    assert {r.model for r in requests} == {"claude-sonnet-4-5-20250929"}
+    assert {r.extra.get("requested_model") for r in requests} == {"claude-sonnet-4-5"}
+    ids = [r.request_id for r in requests]
+    assert all(i is not None and i.startswith("req_011C") for i in ids)
+    assert len(set(ids)) == len(ids)
+    out = tmp_path / "audit.json"
+    ctxconf("audit", REAL / folder, "--json", out)
+    figures = json.loads(out.read_text())["figures"]
+    assert figures["requests_priced"] == figures["requests"] == len(requests)
+    # the probe's own price of the same requests (its cost less the requests the file lacks)
+    gaps = GAPS.get(folder, {})
+    probe_cost = sum(
+        float(r["cost_usd"])
+        for session in results["cache"]["sessions"]
+        for r in session["requests"]
+        if r["n"] not in gaps
+    )
+    assert figures["cost_usd"] == pytest.approx(probe_cost, abs=1e-6)
