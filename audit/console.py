@@ -51,9 +51,10 @@ def comparisons(figures: Mapping[str, Any]) -> list[str]:
         )
     if figures["placeholder_inputs"]:
         lines.append(
-            f"{figures['placeholder_inputs']:,} request(s) hold a streaming placeholder (0 or 1) "
-            "as their input count; their uncached tokens are not known, and a tool that sums "
-            "input_tokens counts them as that"
+            f"{figures['placeholder_inputs']:,} request(s) give 0 or 1 uncached tokens beside "
+            "large reads and writes: exact where the last cache mark ends the prompt (Claude Code "
+            "marks its last message), a streaming placeholder where the final count was never "
+            "written; the figures take it as given"
         )
     return lines
 
