@@ -145,6 +145,14 @@ def _next_of_turn(session: SessionRun, g: Given, sent: list[Sent]) -> list[Sent]
 
 
 def back(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
+    given = [g for session in run.sessions for g in _given(session)]
+    if given and not any(g.calls for g in given):
+        return _result(
+            check,
+            "not-testable",
+            "no answer that carried reasoning called a tool: there was no tool-use turn to send"
+            " it back within",
+        )
     return _judge_sent(check, run, _next_of_turn, sessions, "within their tool-use turns")
 
 
@@ -176,6 +184,10 @@ def kept(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckRes
         return _result(check, "not-testable", why)
 
     def later(session: SessionRun, g: Given, sent: list[Sent]) -> list[Sent]:
+        if g.shape == "openai-chat" and not g.calls:
+            # The Chat providers that send reasoning_content ignore it when it comes back from
+            # a turn that called no tool: leaving it out there changes nothing they read.
+            return []
         pause = _pause_request(run, sent)
         return [s for s in sent if s.n > g.n and (pause is None or s.n < pause)]
 
@@ -186,6 +198,10 @@ def idle(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckRes
     why = next((w for s in run.sessions if (w := _keep_all(s))), None)
     if why is not None:
         return _result(check, "not-testable", why)
+    if run.profile.plays_one_turn:
+        return _result(
+            check, "not-testable", "the harness plays one task per run: no turn after the pause"
+        )
 
     def later(session: SessionRun, g: Given, sent: list[Sent]) -> list[Sent]:
         pause = _pause_request(run, sent)

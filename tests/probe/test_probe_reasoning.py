@@ -11,7 +11,7 @@ import pytest
 
 from ctxconf.probe.checks import CheckResult
 
-from .helpers import checks_of, run_fake
+from .helpers import checks_of, run_fake, write_scenario
 
 pytestmark = pytest.mark.slow  # each test plays fake harnesses through the probe
 
@@ -105,6 +105,44 @@ def test_earlier_reasoning_stripped_fails_kept_with_its_cost(tmp_path: Path, sha
 def test_deepseek_refuses_an_earlier_tool_call_without_its_reasoning(tmp_path: Path) -> None:
     checks = _mishandled(tmp_path, "chat", "strip-earlier")
     assert checks["reasoning-kept"].verdict == "fail"
+
+
+def test_a_harness_of_one_task_per_run_has_no_turn_after_the_pause(tmp_path: Path) -> None:
+    checks = checks_of(run_fake(tmp_path, "chat", "reasoning", mode="one-task"))
+    idle = checks["reasoning-idle"]
+    assert (idle.verdict, idle.summary) == (
+        "not-testable",
+        "the harness plays one task per run: no turn after the pause",
+    )
+    assert checks["reasoning-chat"].verdict == "pass"  # its one turn is judged all the same
+
+
+def test_answers_that_call_no_tool_leave_no_tool_use_turn_to_judge(tmp_path: Path) -> None:
+    text_only = {
+        "name": "reasoning-text",
+        "description": "Two turns the model answers in words, reasoning first.",
+        "reasoning": {"chat": "deepseek"},
+        "turns": [
+            {"user": "Say hello.", "steps": [{"text": "Hello.", "think": "A greeting."}]},
+            {"user": "Again.", "steps": [{"text": "Hello again.", "think": "Once more."}]},
+        ],
+    }
+    scenario = write_scenario(tmp_path, text_only)
+    checks = checks_of(run_fake(tmp_path / "run", "chat", scenario))
+    chat = checks["reasoning-chat"]
+    assert chat.verdict == "not-testable", chat.summary
+    assert "no tool-use turn" in chat.summary
+
+
+def test_chat_reasoning_of_a_turn_without_a_call_may_be_left_out(tmp_path: Path) -> None:
+    # DeepSeek ignores reasoning_content sent back from a turn that called no tool: leaving it
+    # out changes nothing it reads, and is no fault; the same strip on a keep-all Anthropic
+    # model rewrites what it caches.
+    chat = _mishandled(tmp_path / "chat", "chat", "strip-plain")
+    assert chat["reasoning-kept"].verdict == "pass", chat["reasoning-kept"].summary
+    assert chat["reasoning-chat"].verdict == "pass"
+    anthropic = _mishandled(tmp_path / "anthropic", "anthropic", "strip-plain")
+    assert anthropic["reasoning-kept"].verdict == "fail", anthropic["reasoning-kept"].summary
 
 
 @pytest.mark.parametrize("shape", ["anthropic", "responses", "gemini"])

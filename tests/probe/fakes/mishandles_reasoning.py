@@ -5,7 +5,9 @@ strip-earlier   leaves out every earlier turn's reasoning once a new message com
 drop            never sends reasoning back;
 rewrite         changes the newest answer's signature (Chat: its reasoning_content's text);
 after-call      puts the reasoning after the call it led to (Anthropic, Responses);
-retry-refused   rewrites as `rewrite` does, and sends a refused request again unchanged.
+retry-refused   rewrites as `rewrite` does, and sends a refused request again unchanged;
+strip-plain     leaves out the reasoning of every earlier answer that called no tool (what the
+                Chat providers that send reasoning_content ignore when it comes back).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from common import Answer, Session, variant_main
 
-HOWS = ("strip-earlier", "drop", "rewrite", "after-call", "retry-refused")
+HOWS = ("strip-earlier", "drop", "rewrite", "after-call", "retry-refused", "strip-plain")
 
 
 def _rewritten(value: str) -> str:
@@ -74,6 +76,12 @@ def _after_calls(body: dict[str, Any]) -> dict[str, Any]:
 class MishandlesReasoning(Session):
     def reasoning_on_the_wire(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         how = self.options.how
+        if how == "strip-plain":
+            last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
+            return [
+                _stripped(m) if m["role"] == "assistant" and i < last and not m.get("calls") else m
+                for i, m in enumerate(messages)
+            ]
         if how in ("drop", "strip-earlier"):
             users = [i for i, m in enumerate(messages) if m["role"] == "user"]
             cut = len(messages) if how == "drop" else users[-1] if users else 0
