@@ -102,12 +102,17 @@ def _judge_sent(
     later: Callable[[SessionRun, Given, list[Sent]], list[Sent]],
     sessions: list[list[Sent]],
     what: str,
+    needed: Callable[[Given], bool] = lambda g: True,
 ) -> CheckResult:
-    """Each answer's reasoning in the requests `later` names; the first one that lost it."""
-    judged = seen = 0
+    """Each answer's reasoning that must come back (`needed`) in the requests `later` names;
+    the first one that lost it."""
+    judged = seen = given_any = 0
     for index, session in enumerate(run.sessions):
         bodies = _bodies(session)
         for g in _given(session):
+            given_any += 1
+            if not needed(g):
+                continue
             seen += 1
             for sent in later(session, g, _with_refused(session, sessions[index])):
                 body = bodies.get(sent.n)
@@ -129,8 +134,15 @@ def _judge_sent(
                         found=found,
                         **cost,
                     )
-    if not seen:
+    if not given_any:
         return _result(check, "not-testable", _none_given(run))
+    if not seen:
+        return _result(
+            check,
+            "not-testable",
+            "every answer that reasoned called no tool, and its Chat provider ignores such"
+            " reasoning when it comes back: none had to",
+        )
     if not judged:
         return _result(check, "error", f"no later request carried the answers {what}")
     return _result(check, "pass", f"{judged} reasoning blocks sent back as they came {what}")
@@ -178,20 +190,23 @@ def _keep_all(session: SessionRun) -> str | None:
     return None
 
 
+def _must_return(g: Given) -> bool:
+    """Whether an answer's reasoning must come back in later requests: the Chat providers that
+    send reasoning_content ignore it when it comes back from a turn that called no tool, so
+    leaving it out there changes nothing they read."""
+    return not (g.shape == "openai-chat" and not g.calls)
+
+
 def kept(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
     why = next((w for s in run.sessions if (w := _keep_all(s))), None)
     if why is not None:
         return _result(check, "not-testable", why)
 
     def later(session: SessionRun, g: Given, sent: list[Sent]) -> list[Sent]:
-        if g.shape == "openai-chat" and not g.calls:
-            # The Chat providers that send reasoning_content ignore it when it comes back from
-            # a turn that called no tool: leaving it out there changes nothing they read.
-            return []
         pause = _pause_request(run, sent)
         return [s for s in sent if s.n > g.n and (pause is None or s.n < pause)]
 
-    return _judge_sent(check, run, later, sessions, "in every later request")
+    return _judge_sent(check, run, later, sessions, "in every later request", _must_return)
 
 
 def idle(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
@@ -207,7 +222,7 @@ def idle(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckRes
         pause = _pause_request(run, sent)
         return [s for s in sent if pause is not None and s.n >= pause > g.n]
 
-    result = _judge_sent(check, run, later, sessions, "after the pause")
+    result = _judge_sent(check, run, later, sessions, "after the pause", _must_return)
     if result.verdict == "fail" and result.figures.get("expired"):
         summary = result.summary + (
             "; the cache's entry had expired in the pause, so the strip cost nothing cached"

@@ -132,6 +132,9 @@ def test_answers_that_call_no_tool_leave_no_tool_use_turn_to_judge(tmp_path: Pat
     chat = checks["reasoning-chat"]
     assert chat.verdict == "not-testable", chat.summary
     assert "no tool-use turn" in chat.summary
+    kept = checks["reasoning-kept"]
+    assert kept.verdict == "not-testable", kept.summary
+    assert "Chat provider ignores such reasoning" in kept.summary
 
 
 def test_chat_reasoning_of_a_turn_without_a_call_may_be_left_out(tmp_path: Path) -> None:
