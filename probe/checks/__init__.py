@@ -260,6 +260,7 @@ CHECKS: tuple[CheckDef, ...] = (
         "a refused request not sent again unchanged",
         refused,
         fails_when_short=True,
+        stands_when_short=frozenset({"fail", "info"}),  # giving up is why the turn fell short
         judges_refusals=True,
     ),
     CheckDef(
@@ -365,7 +366,7 @@ def judge_run(run: ProbeRun) -> Judgement:
             except (IndexError, KeyError, ValueError, TypeError) as e:
                 # A request shaped unlike anything seen is this check's error, not the run's end.
                 result = _result(check, "error", f"cannot judge: {type(e).__name__}: {e}")
-            if missing and result.verdict != "fail":
+            if missing and result.verdict not in check.stands_when_short:
                 result = _short(check, missing, falls)
         if check.tells_aside and result.verdict == "pass":
             result = replace(result, summary=result.summary + aside_note(aside))

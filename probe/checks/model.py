@@ -60,6 +60,9 @@ class CheckDef:
     # A fail on what was sent stands though the run fell short of its scenario: what it saw (a
     # request the provider refused) no later request can undo. Otherwise a short run is `error`.
     fails_when_short: bool = False
+    # The verdicts of its own that stand when the run fell short (by default a fail alone): a
+    # check about why a turn fell short has its say there too.
+    stands_when_short: frozenset[str] = frozenset({"fail"})
     # It judges the requests the provider refused too: a run whose every request was refused
     # is its verdict, not a run with nothing to judge.
     judges_refusals: bool = False

@@ -247,7 +247,13 @@ def refused(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Check
     unchanged (fail: it fails the same way), or changed its reasoning and went on, or
     stopped."""
     for session in run.sessions:
-        entries = [e for e in session.entries if isinstance(e.get("body"), dict)]
+        # The API's exchanges alone: a harness's other calls (a model list, a count) are not
+        # what it did with the refusal.
+        entries = [
+            e
+            for e in session.entries
+            if e.get("kind") in ("answer", "api-error") and isinstance(e.get("body"), dict)
+        ]
         for at, entry in enumerate(entries):
             if entry.get("kind") != "api-error" or not entry.get("reasoning"):
                 continue
@@ -270,6 +276,15 @@ def refused(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> Check
                     f" API refused it ({why}): it fails the same way",
                     request=entry["n"],
                     did="retried-unchanged",
+                )
+            if again.get("kind") == "api-error" and again.get("reasoning"):
+                return _result(
+                    check,
+                    "fail",
+                    f"request {again['n']} changed what request {entry['n']} sent after the API"
+                    f" refused it ({why}), and was refused again for its reasoning",
+                    request=entry["n"],
+                    did="refused-again",
                 )
             return _result(
                 check,

@@ -105,6 +105,9 @@ def test_earlier_reasoning_stripped_fails_kept_with_its_cost(tmp_path: Path, sha
 def test_deepseek_refuses_an_earlier_tool_call_without_its_reasoning(tmp_path: Path) -> None:
     checks = _mishandled(tmp_path, "chat", "strip-earlier")
     assert checks["reasoning-kept"].verdict == "fail"
+    # The resumed process changes its request but still leaves the reasoning out: refused again.
+    refused = checks["reasoning-refused"]
+    assert (refused.verdict, refused.figures["did"]) == ("fail", "refused-again"), refused.summary
 
 
 def test_a_harness_of_one_task_per_run_has_no_turn_after_the_pause(tmp_path: Path) -> None:
