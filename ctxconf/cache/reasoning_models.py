@@ -27,6 +27,9 @@ class ChatFamily:
     name: str
     title: str
     refusal: str | None
+    # Whether it ignores the reasoning of a turn that called no tool when it comes back: then
+    # leaving that reasoning out changes nothing it reads or caches.
+    ignores_without_calls: bool = False
 
 
 @cache
@@ -75,7 +78,12 @@ def requires_signature(model: str) -> bool:
 
 def chat_families() -> dict[str, ChatFamily]:
     return {
-        name: ChatFamily(name, str(entry["title"]), entry.get("refusal"))
+        name: ChatFamily(
+            name,
+            str(entry["title"]),
+            entry.get("refusal"),
+            bool(entry.get("ignores_without_calls", False)),
+        )
         for name, entry in _data()["chat"].items()
     }
 

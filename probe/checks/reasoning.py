@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxconf.cache import audit
-from ctxconf.cache.reasoning_models import last_turn_only
+from ctxconf.cache.reasoning_models import chat_family, last_turn_only
 
 from ..harness import ProbeRun, SessionRun
 from ..usage_figures import played_requests
@@ -141,7 +141,7 @@ def _judge_sent(
             check,
             "not-testable",
             "every answer that reasoned called no tool, and its Chat provider ignores such"
-            " reasoning when it comes back: none had to",
+            " reasoning when it comes back: none had to come back",
         )
     if not judged:
         return _result(check, "error", f"no later request carried the answers {what}")
@@ -190,11 +190,17 @@ def _keep_all(session: SessionRun) -> str | None:
     return None
 
 
-def _must_return(g: Given) -> bool:
-    """Whether an answer's reasoning must come back in later requests: the Chat providers that
-    send reasoning_content ignore it when it comes back from a turn that called no tool, so
-    leaving it out there changes nothing they read."""
-    return not (g.shape == "openai-chat" and not g.calls)
+def _must_return(run: ProbeRun) -> Callable[[Given], bool]:
+    """Whether an answer's reasoning must come back in later requests: a Chat provider that
+    ignores it when it comes back from a turn that called no tool (DeepSeek) reads nothing of
+    it there, so leaving it out changes nothing; Kimi caches it, byte for byte."""
+    chat = run.scenario.reasoning.chat
+    ignores = chat is not None and chat_family(chat).ignores_without_calls
+
+    def must(g: Given) -> bool:
+        return not (ignores and g.shape == "openai-chat" and not g.calls)
+
+    return must
 
 
 def kept(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
@@ -206,7 +212,7 @@ def kept(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckRes
         pause = _pause_request(run, sent)
         return [s for s in sent if s.n > g.n and (pause is None or s.n < pause)]
 
-    return _judge_sent(check, run, later, sessions, "in every later request", _must_return)
+    return _judge_sent(check, run, later, sessions, "in every later request", _must_return(run))
 
 
 def idle(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckResult:
@@ -222,7 +228,7 @@ def idle(check: CheckDef, run: ProbeRun, sessions: list[list[Sent]]) -> CheckRes
         pause = _pause_request(run, sent)
         return [s for s in sent if pause is not None and s.n >= pause > g.n]
 
-    result = _judge_sent(check, run, later, sessions, "after the pause", _must_return)
+    result = _judge_sent(check, run, later, sessions, "after the pause", _must_return(run))
     if result.verdict == "fail" and result.figures.get("expired"):
         summary = result.summary + (
             "; the cache's entry had expired in the pause, so the strip cost nothing cached"

@@ -5,6 +5,7 @@ cache audit sees one, the cause and what it cost."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from ctxconf.probe.checks import CheckResult
 
 from .helpers import checks_of, run_fake, write_scenario
 
+SCENARIOS = Path(__file__).parents[2] / "probe" / "data" / "scenarios"
 pytestmark = pytest.mark.slow  # each test plays fake harnesses through the probe
 
 SHAPES = ("anthropic", "responses", "gemini", "chat")
@@ -149,6 +151,20 @@ def test_chat_reasoning_of_a_turn_without_a_call_may_be_left_out(tmp_path: Path)
     assert chat["reasoning-chat"].verdict == "pass"
     anthropic = _mishandled(tmp_path / "anthropic", "anthropic", "strip-plain")
     assert anthropic["reasoning-kept"].verdict == "fail", anthropic["reasoning-kept"].summary
+    # Kimi caches that reasoning byte for byte: there the same strip is a break.
+    bundled = json.loads((SCENARIOS / "reasoning.json").read_text())
+    kimi = write_scenario(
+        tmp_path, {**bundled, "name": "reasoning-kimi", "reasoning": {"chat": "kimi"}}
+    )
+    run = run_fake(
+        tmp_path / "kimi",
+        "chat",
+        kimi,
+        variant="mishandles_reasoning",
+        options=("--how", "strip-plain"),
+    )
+    kept = checks_of(run)["reasoning-kept"]
+    assert kept.verdict == "fail", kept.summary
 
 
 @pytest.mark.parametrize("shape", ["anthropic", "responses", "gemini"])
