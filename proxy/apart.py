@@ -13,6 +13,7 @@ import contextlib
 import io
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -26,6 +27,10 @@ def _serve(make: Callable[[], Watcher], connection: Connection) -> None:
     the processor to the forwarding: a view may fall behind, the traffic may not."""
     with contextlib.suppress(OSError):
         os.nice(10)
+    # Ctrl-C reaches the whole process group: the proxy ends the view itself, after the summary
+    # (and a view whose proxy is gone ends on the pipe's end).
+    for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, signal.SIG_IGN)
     watcher = make()
     while True:
         try:
@@ -70,6 +75,10 @@ class WatcherApart:
             self._gone = f"[the live view stopped: {type(e).__name__}]"
             return self._gone
         return str(words)
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
 
     def started(self, record: Path) -> None:
         self._ask("started", str(record))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 from pathlib import Path
 
 from ctxconf.proxy.apart import WatcherApart
@@ -38,5 +39,21 @@ def test_a_view_that_dies_is_said_once_and_then_left_out() -> None:
         out = io.StringIO()
         watcher.ended(out)
         assert out.getvalue() == ""
+    finally:
+        watcher.close()
+
+
+def test_a_ctrl_c_to_the_whole_group_leaves_the_view_to_say_its_end() -> None:
+    watcher = WatcherApart(Counting)
+    try:
+        watcher.started(Path("/records/run.jsonl"))
+        assert watcher.exchange({"n": 1}).startswith("#1 ")
+        assert watcher.pid is not None
+        os.kill(watcher.pid, signal.SIGINT)  # as a terminal's Ctrl-C reaches every process
+        os.kill(watcher.pid, signal.SIGTERM)
+        assert watcher.exchange({"n": 2}).startswith("#2 ")
+        out = io.StringIO()
+        watcher.ended(out)
+        assert out.getvalue() == "2 seen\n"
     finally:
         watcher.close()
