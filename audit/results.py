@@ -116,15 +116,8 @@ def _total_savings(summary: Summary) -> list[dict[str, Any]]:
     totals: dict[str, Saving] = {}
     for session, _ in summary.sessions:
         for saving in session.savings:
-            old = totals.get(saving.fix, Saving(saving.fix, 0, Decimal(0)))
-            usd = (
-                old.saved_usd + saving.saved_usd
-                if old.saved_usd is not None and saving.saved_usd is not None
-                else None
-            )
-            totals[saving.fix] = Saving(
-                saving.fix, old.read_more + saving.read_more, usd, old.complete and saving.complete
-            )
+            old = totals.get(saving.fix)
+            totals[saving.fix] = saving if old is None else old.joined(saving)
     ranked = sorted(totals.values(), key=lambda s: (-(s.saved_usd or Decimal(-1)), -s.read_more))
     return [_saving(saving) for saving in ranked]
 

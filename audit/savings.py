@@ -5,6 +5,7 @@ the fix's alone, whatever the provider's own figures were."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -25,6 +26,18 @@ class Saving:
     # False where the bodies lack part of what was sent (rebuilt from a harness's record): the
     # figures are then the fix's effect on what the record holds.
     complete: bool = True
+
+    def joined(self, other: Saving) -> Saving:
+        """The same fix's savings over both: tokens added, dollars added where both were
+        priced, complete where both were."""
+        both = (
+            self.saved_usd + other.saved_usd
+            if self.saved_usd is not None and other.saved_usd is not None
+            else None
+        )
+        return Saving(
+            self.fix, self.read_more + other.read_more, both, self.complete and other.complete
+        )
 
 
 def _played(
@@ -82,17 +95,9 @@ def session_savings(requests: Sequence[AuditRequest], table: PriceTable) -> list
         chosen = [requests[i] for i in indexes]
         complete = all(r.body_complete for r in chosen)
         for saving in _shape_savings(shape, chosen, [times[i] for i in indexes], table):
+            saving = dataclasses.replace(saving, complete=complete)
             old = totals.get(saving.fix)
-            if old is not None:
-                both = (
-                    old.saved_usd + saving.saved_usd
-                    if old.saved_usd is not None and saving.saved_usd is not None
-                    else None
-                )
-                saving = Saving(saving.fix, old.read_more + saving.read_more, both)
-            totals[saving.fix] = Saving(
-                saving.fix, saving.read_more, saving.saved_usd, complete and saving.complete
-            )
+            totals[saving.fix] = saving if old is None else old.joined(saving)
     return list(totals.values())
 
 

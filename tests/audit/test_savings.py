@@ -62,3 +62,12 @@ def test_each_fix_changes_only_what_it_names() -> None:
     }
     kept = history_kept("anthropic", [first, second])
     assert kept[1]["messages"] == [first["messages"][0], second["messages"][1]]
+
+
+def test_a_fixs_savings_joined_add_up_and_stay_partial_where_either_was() -> None:
+    from ctxconf.audit.savings import Saving
+
+    rebuilt = Saving("date-frozen", 100, Decimal("0.5"), complete=False)
+    whole = Saving("date-frozen", 40, Decimal("0.25"))
+    assert rebuilt.joined(whole) == Saving("date-frozen", 140, Decimal("0.75"), complete=False)
+    assert whole.joined(Saving("date-frozen", 10, None)).saved_usd is None
