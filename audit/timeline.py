@@ -12,8 +12,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
-from ctxconf.cache.outcome import lifetime_label
+from ctxconf.cache.outcome import RefusalKind, ShortfallKind, lifetime_label
+from ctxconf.cache.provider_verdict import ProviderVerdict, agreement, read_verdict
 
 from .bytes_evidence import BytesFinding
 from .causes import PROVIDER_REASON_ANCHORS, AuditCause, from_bytes, inferred
@@ -24,7 +26,6 @@ from .provider_rules import (
     provider_of,
     step_tokens,
 )
-from .provider_verdict import ProviderVerdict, agreement, read_verdict
 from .record import AuditRequest
 
 # A read this close to the thread's floor is the floor (tokenizers and small system-prompt
@@ -33,20 +34,8 @@ FLOOR_SLACK = 0.02
 # A read below this share of what was readable fell to "about zero".
 ABOUT_ZERO = 0.05
 # The probe's cause kinds that come of the provider's rules applied to the whole body (its
-# marks, minimums, steps, lifetimes), not of a change to what was sent.
-RULE_KINDS = frozenset(
-    {
-        "below-minimum",
-        "no-caching",
-        "rounding",
-        "expired",
-        "breakpoint-missing",
-        "breakpoint-moved",
-        "breakpoint-limit",
-        "ttl-order",
-        "automatic-ttl",
-    }
-)
+# marks, minimums, steps, refusals, lifetimes), not of a change to what was sent.
+RULE_KINDS = frozenset((*get_args(ShortfallKind), *get_args(RefusalKind), "expired"))
 
 
 @dataclass(frozen=True)
