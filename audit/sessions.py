@@ -68,12 +68,13 @@ class SessionAudit:
 Held = tuple[AuditRequest, BytesFinding | None]
 
 
-def _ordered(held: Sequence[Held]) -> list[Held]:
-    """By time where every request has one (files of one session may be read out of order);
-    else as read."""
-    if all(request.time is not None for request, _ in held):
-        return sorted(held, key=lambda pair: pair[0].time)  # type: ignore[arg-type,return-value]
-    return list(held)
+def in_order(requests: Sequence[AuditRequest]) -> list[int]:
+    """A session's requests' places in the order they were sent: by time where every one has
+    a time (files of one session may be read out of order), else as read."""
+    places = list(range(len(requests)))
+    if all(request.time is not None for request in requests):
+        places.sort(key=lambda n: requests[n].time)  # type: ignore[arg-type,return-value]
+    return places
 
 
 def _file_requests(found: Found, problems: Problems, filters: Filters) -> list[AuditRequest]:
@@ -102,9 +103,7 @@ def _with_findings(
         session = [requests[i] for i in indexes]
         if not any(r.body is not None for r in session):
             continue
-        order = sorted(
-            range(len(session)), key=lambda n: (session[n].time is None, session[n].time or 0, n)
-        )
+        order = in_order(session)
         ordered = [session[n] for n in order]
         try:
             # Only the requests the figures say lost something need the bytes' diagnosis.
@@ -173,7 +172,7 @@ def audit_sessions(
             _hold(held, named, request, finding)
     audits = []
     for (source, session), pairs in held.items():
-        ordered = _ordered(pairs)
+        ordered = [pairs[n] for n in in_order([request for request, _ in pairs])]
         requests = [request for request, _ in ordered]
         findings = {i: f for i, (_, f) in enumerate(ordered) if f is not None}
         steps = tuple(session_timeline(requests, findings))
