@@ -15,13 +15,16 @@ longer be read by a later request); the figures of every request are kept.
 from __future__ import annotations
 
 import dataclasses
+import math
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from ctxconf.cache import PriceTable, bundled_prices
-from ctxconf.userfiles.atomic import write_text_atomic
+from ctxconf.userfiles.atomic import OutputError, write_text_atomic
 
 from .bytes_evidence import BytesFinding, bytes_findings
 from .console import print_console
@@ -36,6 +39,9 @@ from .timeline import Step, session_timeline
 
 MAX_BODIES = 32  # per session: the most recent requests whose bodies are kept
 REFRESH_SECONDS = 5  # how often the live page reloads itself
+# The page is drawn at most this often (a burst of exchanges is one drawing), and the last
+# change always drawn: a drawing holds every session's figures, so it costs as the run grows.
+PAGE_EVERY_SECONDS = 1.0
 # The simulator's share of a prompt read and the provider's part only past this.
 SHARE_SLACK = 0.05
 
@@ -128,18 +134,39 @@ class LiveAudit:
     """The audit's live view of one proxy run; `page` the page rewritten after each exchange
     (None: no page)."""
 
-    def __init__(self, page: Path | None, prices: PriceTable | None = None) -> None:
+    def __init__(
+        self,
+        page: Path | None,
+        prices: PriceTable | None = None,
+        page_every: float = PAGE_EVERY_SECONDS,
+    ) -> None:
         self.page = page
         self.prices = prices if prices is not None else bundled_prices()
+        self.page_every = page_every
         self.run: Run | None = None
         self.sessions: dict[str, _Session] = {}
         self.problems: list[Problem] = []
         self._line = 1  # the record's run line
+        # The page is drawn by the exchange that changed it or, within `page_every` of the last
+        # drawing, by a timer; the lock keeps the two from drawing a session being changed.
+        self._lock = threading.Lock()
+        self._drawn_at = -math.inf
+        self._timer: threading.Timer | None = None
+        self._page_error: str | None = None
 
     def started(self, record: Path) -> None:
         self.run = Run(record)
 
     def exchange(self, line: Mapping[str, Any]) -> str:
+        with self._lock:
+            words = self._exchange(line)
+            self._page_changed()
+            failed, self._page_error = self._page_error, None
+        if failed:
+            words = f"{words}; [{failed}]" if words else f"[{failed}]"
+        return words
+
+    def _exchange(self, line: Mapping[str, Any]) -> str:
         self._line += 1
         run = self.run
         if run is None:
@@ -148,13 +175,11 @@ class LiveAudit:
         why = unfinished(line)
         if why is not None:
             self.problems.append(Problem(place, why))
-            self._write_page()
             return ""
         request = exchange_request(line, place, run)
         if request is None:
             return ""
         step = self.sessions.setdefault(session_of(line, run), _Session()).add(request)
-        self._write_page()
         return step_words(step)
 
     def document(self) -> dict[str, Any]:
@@ -167,14 +192,45 @@ class LiveAudit:
         paths = [str(self.run.path)] if self.run is not None else []
         return results(summarize(audits, self.prices), paths, self.problems, "bundled")
 
-    def _write_page(self) -> None:
-        if self.page is not None:
+    def _page_changed(self) -> None:
+        """Draw the page now, or have the timer draw it once `page_every` has passed since the
+        last drawing (held: the lock)."""
+        if self.page is None or self._timer is not None:
+            return
+        wait = self._drawn_at + self.page_every - time.monotonic()
+        if wait <= 0:
+            self._draw()
+            return
+        self._timer = threading.Timer(wait, self._draw_late)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _draw_late(self) -> None:
+        with self._lock:
+            if self._timer is None:  # the run ended first: its last drawing is made
+                return
+            self._timer = None
+            self._draw()
+
+    def _draw(self) -> None:
+        """The page written; a page that cannot be is said with the next exchange's words, and
+        the view goes on."""
+        if self.page is None:
+            return
+        try:
             write_text_atomic(self.page, render_page(self.document(), refresh=REFRESH_SECONDS))
+        except (OSError, OutputError) as e:
+            self._page_error = f"the live page could not be written: {e}"
+        self._drawn_at = time.monotonic()
 
     def ended(self, out: TextIO) -> None:
         """The audit's console summary of the run; the page written once more, without its
         reload."""
-        document = self.document()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            document = self.document()
         if self.page is not None:
             write_text_atomic(self.page, render_page(document))
         out.write("\n")

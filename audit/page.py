@@ -5,6 +5,7 @@ text from a file is escaped by the template."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,9 +60,10 @@ def chart(timeline: list[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def render_page(doc: Mapping[str, Any], refresh: int | None = None) -> str:
-    """The page; with `refresh`, one a browser reloads every that many seconds (a live view
-    rewritten as it grows)."""
+@functools.cache
+def _environment() -> Environment:
+    """Made once: compiling the template costs more than drawing a page (the live view draws one
+    after each exchange)."""
     environment = Environment(
         loader=PackageLoader("ctxconf.audit", "templates"),
         autoescape=select_autoescape(["html", "j2"]),
@@ -71,5 +73,11 @@ def render_page(doc: Mapping[str, Any], refresh: int | None = None) -> str:
     )
     environment.filters["usd"] = dollars
     environment.filters["rate"] = rate
-    page = environment.get_template("audit.html.j2")
+    return environment
+
+
+def render_page(doc: Mapping[str, Any], refresh: int | None = None) -> str:
+    """The page; with `refresh`, one a browser reloads every that many seconds (a live view
+    rewritten as it grows)."""
+    page = _environment().get_template("audit.html.j2")
     return page.render(doc=doc, chart=chart, notes=comparisons(doc["figures"]), refresh=refresh)

@@ -1,19 +1,25 @@
 """Benchmark of `ctxconf proxy`: what it adds to an exchange. A paced upstream on 127.0.0.1
 streams Anthropic's events as a provider does (20 chunks over about a second, usage in the
 first and the last); the same client asks it directly and through the proxy, in alternating
-rounds, with 1, 8 and 32 streams at once. The proxy runs as users run it, a `ctxconf proxy`
-process of its own (recording every exchange, a 45 KB body each); the upstream and the client
-share this process.
+phases. Three processes, as users run them: the bench's client, the upstream (this script with
+`--serve-upstream`) and a `ctxconf proxy` (recording every exchange, a 45 KB body each, with the
+audit's live view).
 
-Figures: time to first byte and to last byte, median and p99, proxied beside direct; the
-added median time to first byte in milliseconds and the added time to last byte as a share;
-the streams finished per second. Targets: added TTFB under 2 ms, added TTLB under 5 %.
+Two loads. Held: N streams kept open, each started one N-th of a stream's length after the one
+before and, when it ends, followed at once by the next, so every measured request arrives while
+N - 1 others are streaming (the first of each is the ramp, and left out). A burst: N requests
+sent in the same instant, which measures how long the last of them queues behind the others.
 
-    python bench/proxy_bench.py                  # 1, 8 and 32 streams
-    python bench/proxy_bench.py --quick          # 1 and 8, short streams
+Figures: time to first byte and to last byte, median and p99, proxied beside direct; the added
+median time to first byte in milliseconds and the added time to last byte as a share; streams
+finished per second; the processor time the proxy spent per exchange, its live view apart.
+Targets: added TTFB under 2 ms, added TTLB under 5 %.
+
+    python bench/proxy_bench.py                  # held 1, 8 and 32 streams; bursts of 8 and 32
+    python bench/proxy_bench.py --quick          # held 1 and 8, short streams
     python bench/proxy_bench.py --write-readme   # also update bench/README.md's section
 
-Exit codes: 0 when every measurement ran, 2 for usage or a proxy that would not start.
+Exit codes: 0 when every measurement ran, 2 for usage or a process that would not start.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
@@ -48,12 +54,29 @@ BODY = json.dumps(
         "stream": True,
     }
 ).encode()
+START_TIMEOUT = 60.0  # seconds a process is given to say where it listens
 
 
 @dataclass(frozen=True)
 class Pace:
     chunks: int  # events after message_start
     gap: float  # seconds between two
+
+    @property
+    def length(self) -> float:
+        return self.chunks * self.gap
+
+
+@dataclass(frozen=True)
+class Load:
+    streams: int
+    held: bool  # True: kept open, started in turn; False: sent in one instant
+    count: int  # measured exchanges per stream in one phase
+    phases: int  # phases each way, direct and proxied alternating
+
+    @property
+    def name(self) -> str:
+        return "held" if self.held else "burst"
 
 
 def _event(data: dict[str, object]) -> bytes:
@@ -84,61 +107,138 @@ def paced_upstream(pace: Pace) -> web.Application:
     return app
 
 
-async def one(session: aiohttp.ClientSession, url: str) -> tuple[float, float]:
-    """(time to first byte of body, time to last byte) of one streamed exchange."""
-    start = time.perf_counter()
-    first = None
-    async with session.post(
-        url + "/v1/messages", data=BODY, headers={"x-api-key": "bench-key-not-secret"}
-    ) as response:
-        async for _ in response.content.iter_any():
-            if first is None:
-                first = time.perf_counter() - start
-    return (first or 0.0), time.perf_counter() - start
+def serve_upstream(pace: Pace) -> None:
+    """The upstream's process: says where it listens on stdout, then serves until killed."""
+
+    async def serve() -> None:
+        runner = web.AppRunner(paced_upstream(pace), access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        host, port = runner.addresses[0][:2]
+        print(f"listening on http://{host}:{port},", flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+
+
+def _started(command: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A process started with its output in `log`, and the URL it says it listens on."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        found = re.search(r"listening on (http://\S+),", log.read_text(encoding="utf-8"))
+        if found:
+            return process, found.group(1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    _end(process)
+    raise RuntimeError(f"{command[1:3]} did not start: " + log.read_text(encoding="utf-8"))
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system time of a process so far (Linux's /proc), 0.0 where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
 
 
 @dataclass
 class Sample:
-    ttfb: list[float]
-    ttlb: list[float]
-    wall: float = 0.0  # seconds the rounds took, all streams at once
+    ttfb: list[float] = field(default_factory=list)
+    ttlb: list[float] = field(default_factory=list)
+    others_open: list[int] = field(default_factory=list)  # streams open as each one began
+    exchanges: int = 0  # all that ran, the ramp's too
+    wall: float = 0.0  # seconds the phases took
+    cpu: float = 0.0  # the proxy's processor seconds over its phases
+    view_cpu: float = 0.0  # its live view's
 
 
-async def rounds(
-    session: aiohttp.ClientSession, urls: dict[str, str], streams: int, count: int
+class Client:
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self.session = session
+        self.open = 0
+
+    async def one(self, url: str) -> tuple[float, float]:
+        """(time to first byte of body, time to last byte) of one streamed exchange."""
+        start = time.perf_counter()
+        first = None
+        self.open += 1
+        try:
+            async with self.session.post(
+                url + "/v1/messages", data=BODY, headers={"x-api-key": "bench-key-not-secret"}
+            ) as response:
+                async for _ in response.content.iter_any():
+                    if first is None:
+                        first = time.perf_counter() - start
+        finally:
+            self.open -= 1
+        return (first or 0.0), time.perf_counter() - start
+
+    async def burst(self, url: str, load: Load, sample: Sample) -> None:
+        for _ in range(load.count):
+            done = await asyncio.gather(*(self.one(url) for _ in range(load.streams)))
+            sample.ttfb += [first for first, _ in done]
+            sample.ttlb += [last for _, last in done]
+            sample.others_open += [load.streams - 1] * len(done)
+            sample.exchanges += len(done)
+
+    async def held(self, url: str, load: Load, length: float, sample: Sample) -> None:
+        async def stream(n: int) -> None:
+            await asyncio.sleep(length * n / load.streams)
+            for k in range(load.count + 1):
+                others = self.open
+                first, last = await self.one(url)
+                sample.exchanges += 1
+                if k:  # the first of each stream is the ramp
+                    sample.ttfb.append(first)
+                    sample.ttlb.append(last)
+                    sample.others_open.append(others)
+
+        await asyncio.gather(*(stream(n) for n in range(load.streams)))
+
+
+async def measure(
+    client: Client, urls: dict[str, str], proxy: int, pace: Pace, load: Load
 ) -> dict[str, Sample]:
-    """`count` rounds of `streams` exchanges at once, direct and proxied in turn."""
-    samples = {name: Sample([], []) for name in urls}
-    for _ in range(count):
+    """`load.phases` phases each way, direct and proxied in turn."""
+    samples = {name: Sample() for name in urls}
+    for _ in range(load.phases):
         for name, url in urls.items():
+            sample = samples[name]
+            views = _children(proxy)
+            cpu, view_cpu = _cpu_seconds(proxy), sum(map(_cpu_seconds, views))
             start = time.perf_counter()
-            done = await asyncio.gather(*(one(session, url) for _ in range(streams)))
-            samples[name].wall += time.perf_counter() - start
-            samples[name].ttfb += [first for first, _ in done]
-            samples[name].ttlb += [last for _, last in done]
+            if load.held:
+                await client.held(url, load, pace.length, sample)
+            else:
+                await client.burst(url, load, sample)
+            sample.wall += time.perf_counter() - start
+            await asyncio.sleep(pace.length)  # the view catches up outside the phase it audits
+            if name == "proxied":
+                sample.cpu += _cpu_seconds(proxy) - cpu
+                sample.view_cpu += sum(map(_cpu_seconds, views)) - view_cpu
     return samples
-
-
-def start_proxy(upstream: str, folder: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
-    log = folder / "console.txt"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ctxconf", "proxy", "--upstream", upstream,
-             "--listen", "127.0.0.1:0", "--record", str(folder / "record")],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found = re.search(r"listening on (http://\S+),", log.read_text(encoding="utf-8"))
-        if found:
-            return process, found.group(1), log
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    process.wait()
-    raise RuntimeError("the proxy did not start: " + log.read_text(encoding="utf-8"))
 
 
 def _p(values: Sequence[float], q: float) -> float:
@@ -150,83 +250,113 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-async def measure(pace: Pace, plan: Sequence[tuple[int, int]]) -> list[str]:
-    runner = web.AppRunner(paced_upstream(pace), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    host, port = runner.addresses[0][:2]
-    upstream = f"http://{host}:{port}"
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        process, proxied, _ = start_proxy(upstream, Path(folder))
-        try:
-            connector = aiohttp.TCPConnector(limit=0)
-            async with aiohttp.ClientSession(connector=connector) as session:
-                urls = {"direct": upstream, "proxied": proxied}
-                await rounds(session, urls, 1, 2)  # warm both paths
-                for streams, count in plan:
-                    found = await rounds(session, urls, streams, count)
-                    rows.append(_row(streams, found))
-        finally:
-            process.terminate()
-            process.wait(timeout=60)
-            await runner.cleanup()
-    return rows
-
-
-def _row(streams: int, found: dict[str, Sample]) -> str:
+def _row(load: Load, found: dict[str, Sample]) -> str:
     direct, proxied = found["direct"], found["proxied"]
     added_first = statistics.median(proxied.ttfb) - statistics.median(direct.ttfb)
     last_ratio = statistics.median(proxied.ttlb) / statistics.median(direct.ttlb)
-    rate = {name: len(s.ttlb) / s.wall for name, s in found.items()}
+    rate = {name: s.exchanges / s.wall for name, s in found.items()}
+    cpu = (
+        f"{proxied.cpu / proxied.exchanges * 1000:.2f} / "
+        f"{proxied.view_cpu / proxied.exchanges * 1000:.1f} ms"
+        if proxied.cpu
+        else "N/A"
+    )
     return (
-        f"| {streams} | {len(direct.ttfb)} | "
+        f"| {load.name} | {load.streams} | {min(direct.others_open + proxied.others_open)} | "
+        f"{len(direct.ttfb)} | "
         f"{_ms(statistics.median(direct.ttfb))} / {_ms(_p(direct.ttfb, 0.99))} | "
         f"{_ms(statistics.median(proxied.ttfb))} / {_ms(_p(proxied.ttfb, 0.99))} | "
         f"{added_first * 1000:+.2f} ms | "
         f"{_ms(statistics.median(direct.ttlb))} / {_ms(_p(direct.ttlb, 0.99))} | "
         f"{_ms(statistics.median(proxied.ttlb))} / {_ms(_p(proxied.ttlb, 0.99))} | "
-        f"{(last_ratio - 1) * 100:+.2f} % | {rate['direct']:.1f} / {rate['proxied']:.1f} |"
+        f"{(last_ratio - 1) * 100:+.2f} % | {rate['direct']:.1f} / {rate['proxied']:.1f} | "
+        f"{cpu} |"
     )
 
 
-def section(pace: Pace, plan: Sequence[tuple[int, int]]) -> str:
+async def rows(pace: Pace, plan: Sequence[Load]) -> list[str]:
+    found = []
+    here = [sys.executable, __file__]
+    serve = ["--serve-upstream", str(pace.chunks), str(pace.gap)]
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        upstream, upstream_url = _started([*here, *serve], folder / "upstream.txt")
+        try:
+            proxy, proxy_url = _started(
+                [sys.executable, "-m", "ctxconf", "proxy", "--upstream", upstream_url,
+                 "--listen", "127.0.0.1:0", "--record", str(folder / "record")],
+                folder / "proxy.txt",
+            )  # fmt: skip
+            try:
+                connector = aiohttp.TCPConnector(limit=0)
+                async with aiohttp.ClientSession(connector=connector) as session:
+                    client = Client(session)
+                    urls = {"direct": upstream_url, "proxied": proxy_url}
+                    warm = Load(1, False, 2, 1)
+                    await measure(client, urls, proxy.pid, pace, warm)
+                    for load in plan:
+                        samples = await measure(client, urls, proxy.pid, pace, load)
+                        found.append(_row(load, samples))
+            finally:
+                _end(proxy)
+        finally:
+            _end(upstream)
+    return found
+
+
+def section(pace: Pace, plan: Sequence[Load]) -> str:
     before = os.getloadavg()[0]
-    rows = asyncio.run(measure(pace, plan))
+    found = asyncio.run(rows(pace, plan))
     after = os.getloadavg()[0]
     head = [
         "## The proxy",
         "",
         "`python bench/proxy_bench.py`: a paced upstream on 127.0.0.1 streams Anthropic's",
         f"events ({pace.chunks} text deltas {pace.gap * 1000:.0f} ms apart after",
-        "`message_start`), asked directly and through a `ctxconf proxy` process (recording",
-        f"each exchange, a {len(BODY) // 1000} KB body each) in alternating rounds, by one",
-        "client in the bench's process. Time to first byte (TTFB) and to last byte (TTLB),",
-        "median / p99; the added TTFB is the difference of the medians, the added TTLB their",
-        "ratio less one; streams finished per second, direct / proxied.",
+        "`message_start`), asked directly and through a `ctxconf proxy` (recording each",
+        f"exchange, a {len(BODY) // 1000} KB body each, with the audit's live view) in",
+        "alternating phases; client, upstream and proxy are three processes. *Held*: N streams",
+        "kept open, each measured request arriving while the others stream; *burst*: N sent in",
+        "one instant. Time to first byte (TTFB) and to last byte (TTLB), median / p99; the added",
+        "TTFB is the difference of the medians, the added TTLB their ratio less one; streams",
+        "finished per second, direct / proxied; the proxy's processor time per exchange, its",
+        "own / its live view's.",
         "",
         f"- Date: {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC; {os.cpu_count()} "
         f"CPUs; Python {platform.python_version()}; aiohttp {aiohttp.__version__}",
         f"- Load average (1 min): {before:.2f} before, {after:.2f} after",
         "- Targets: added TTFB under 2 ms, added TTLB under 5 %",
         "",
-        "| streams at once | exchanges each way | direct TTFB | proxied TTFB | added TTFB "
-        "| direct TTLB | proxied TTLB | added TTLB | streams/s |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| load | streams | others open (min) | exchanges each way | direct TTFB "
+        "| proxied TTFB | added TTFB | direct TTLB | proxied TTLB | added TTLB | streams/s "
+        "| proxy CPU per exchange |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    return "\n".join([*head, *rows]) + "\n"
+    return "\n".join([*head, *found]) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short streams, for a smoke run")
     parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
+    parser.add_argument("--serve-upstream", nargs=2, metavar=("CHUNKS", "GAP"),
+                        help="be the paced upstream (the bench starts it)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.serve_upstream:
+        serve_upstream(Pace(int(args.serve_upstream[0]), float(args.serve_upstream[1])))
+        return 0
     if args.quick:
-        pace, plan = Pace(5, 0.01), [(1, 5), (8, 2)]
+        pace = Pace(5, 0.01)
+        plan = [Load(1, True, 5, 1), Load(8, True, 2, 1)]
     else:
-        pace, plan = Pace(20, 0.05), [(1, 40), (8, 6), (32, 3)]
+        pace = Pace(20, 0.05)
+        plan = [
+            Load(1, True, 10, 4),
+            Load(8, True, 3, 3),
+            Load(32, True, 3, 3),
+            Load(8, False, 2, 3),
+            Load(32, False, 1, 3),
+        ]
     try:
         text = section(pace, plan)
     except RuntimeError as e:

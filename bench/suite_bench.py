@@ -74,9 +74,7 @@ def _children_cpu() -> float:
 @contextmanager
 def busy_loops(count: int) -> Iterator[None]:
     """`count` processes that spin until the block ends (ended by their own ids)."""
-    loops = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)
-    ]
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
     try:
         yield
     finally:
@@ -160,7 +158,7 @@ def section(runs: Sequence[SuiteRun], command: str) -> str:
         "## The test suite",
         "",
         "How long a developer waits: the README's test command (the full suite) and the quick "
-        "tier (`-m \"not slow\"`), each timed from outside as one command. CPU is the user and "
+        'tier (`-m "not slow"`), each timed from outside as one command. CPU is the user and '
         "system time of every process the run started; CPU / wall above 1 is the cores at work.",
         "",
         *machine_lines(),

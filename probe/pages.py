@@ -3,6 +3,7 @@ several results files as HTML and markdown. Rendered from results files only."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from .matrix import (
 from .tolerance import CHANGED
 
 
+@functools.cache  # made once: each page would otherwise compile its templates again
 def _environment() -> Environment:
     return Environment(
         loader=PackageLoader("ctxconf.probe", "templates"),

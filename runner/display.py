@@ -237,9 +237,7 @@ def report_failures(cases: Sequence[CaseResult], groups: Sequence[DecisionGroup]
             if case.name in group.cases and case.name not in shown:
                 shown.add(case.name)
                 blocks.append(describe_failure(case))
-    rest = [
-        text for case in cases if case.name not in shown and (text := describe_failure(case))
-    ]
+    rest = [text for case in cases if case.name not in shown and (text := describe_failure(case))]
     if blocks and rest:
         blocks.append(describe_other_failures(len(rest)))
     return "\n\n".join(blocks + rest)

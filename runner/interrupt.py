@@ -39,4 +39,5 @@ def interruptible() -> Iterator[None]:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
+
 __all__ = ["SIGNALS", "Interrupted", "interruptible"]

@@ -11,6 +11,7 @@ script. A page of 100,000 failing cases opens with a page's worth of cards, not 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -24,6 +25,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 SHELF_CASES = 1_000  # cards of a group in the page as it opens, and in each shelf after them
 
 
+@functools.cache  # made once: each page would otherwise compile its templates again
 def _environment() -> Environment:
     environment = Environment(
         loader=FileSystemLoader(TEMPLATES),

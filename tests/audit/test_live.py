@@ -3,13 +3,15 @@ system prompt is a loss with its cause from the bytes; identical bodies the prov
 read are a provider-side miss; a simulator that reads what the provider did not is said with
 both figures; bodies are let go past the count and past the provider's longest lifetime; the
 page reloads itself while the run goes on and not once it has ended, and the end prints the
-audit's summary of the run."""
+audit's summary of the run; a burst of exchanges is one drawing of the page, and the last change
+is always drawn."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -187,3 +189,60 @@ def test_the_live_words_carry_the_providers_verdict_beside_the_bytes_cause() -> 
     assert step_words(session_timeline(bare)[1]) == (
         "lost 2,500: system_changed [provider] pfx.system.once"
     )
+
+
+def _page_requests(page: Path) -> int:
+    """How many requests the page's figures count."""
+    found = re.search(r"<td>requests</td><td class=\"n\">([\d,]+)<", page.read_text("utf-8"))
+    assert found, "the page names no count of requests"
+    return int(found.group(1).replace(",", ""))
+
+
+def test_a_burst_is_one_drawing_and_the_last_change_is_drawn_late(
+    mock: MockServer, tmp_path: Path
+) -> None:
+    folder, page = tmp_path / "record", tmp_path / "live.html"
+    lines = _recorded(mock.base_url, folder, [_body(n) for n in (1, 2, 3)])
+    watcher = LiveAudit(page, page_every=3600)  # no timer fires by itself within the test
+    (record,) = folder.glob("proxy-*.jsonl")
+    watcher.started(record)
+    for line in lines:
+        assert watcher.exchange(line) == "lost 0"
+    assert _page_requests(page) == 1  # the first was drawn at once, the next two wait
+    timer = watcher._timer
+    assert timer is not None
+    timer.cancel()
+    timer.function()  # what the timer does when its time comes
+    assert _page_requests(page) == 3
+    assert REFRESH in page.read_text(encoding="utf-8")
+
+
+def test_the_end_draws_what_waited_and_stops_the_timer(mock: MockServer, tmp_path: Path) -> None:
+    folder, page = tmp_path / "record", tmp_path / "live.html"
+    lines = _recorded(mock.base_url, folder, [_body(n) for n in (1, 2)])
+    watcher = LiveAudit(page, page_every=3600)
+    (record,) = folder.glob("proxy-*.jsonl")
+    watcher.started(record)
+    for line in lines:
+        watcher.exchange(line)
+    timer = watcher._timer
+    assert timer is not None
+    watcher.ended(io.StringIO())
+    assert watcher._timer is None and timer.finished.is_set()  # cancelled: it draws no more
+    assert _page_requests(page) == 2
+    assert REFRESH not in page.read_text(encoding="utf-8")
+
+
+def test_a_page_that_cannot_be_written_is_said_and_the_view_goes_on(
+    mock: MockServer, tmp_path: Path
+) -> None:
+    folder, page = tmp_path / "record", tmp_path / "live.html"
+    page.mkdir()  # a folder where the page should be: no file can be written there
+    lines = _recorded(mock.base_url, folder, [_body(1), _body(2)])
+    watcher = LiveAudit(page, page_every=0)
+    (record,) = folder.glob("proxy-*.jsonl")
+    watcher.started(record)
+    first, second = (watcher.exchange(line) for line in lines)
+    assert first.startswith("lost 0; [the live page could not be written: ")
+    assert str(page) in first
+    assert second.startswith("lost 0; [the live page could not be written: ")
