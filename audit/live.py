@@ -2,12 +2,12 @@
 as the record's reader reads it (readers/proxy_record.py), held in its session, and that
 session's timeline made again (bytes_evidence.py, timeline.py), so that the proxy's console
 line can say what the request lost and why, and what the simulator reads of the same bodies
-beside what the provider read; the audit's page rewritten after each exchange, and the audit's
-console summary of the run at its end.
+beside what the provider read; the audit's page rewritten after each exchange (at most once a
+second), and the audit's console summary of the run at its end.
 
 It has the shape of the proxy's `Watcher` (started, exchange, ended) without importing the
-proxy: the command wires the two. It runs in the record's writer thread, never on the proxy's
-event loop. Bodies are bounded: a session keeps the bodies of at most `MAX_BODIES` requests,
+proxy: the command wires the two, and runs it in a process of its own, never on the proxy's
+event loop (proxy/apart.py). Bodies are bounded: a session keeps the bodies of at most `MAX_BODIES` requests,
 and none older than its provider's longest lifetime before the newest (a body past it can no
 longer be read by a later request); the figures of every request are kept.
 """
@@ -131,8 +131,8 @@ def step_words(step: Step) -> str:
 
 
 class LiveAudit:
-    """The audit's live view of one proxy run; `page` the page rewritten after each exchange
-    (None: no page)."""
+    """The audit's live view of one proxy run; `page` the page rewritten after each exchange, at
+    most once every `page_every` seconds (None: no page)."""
 
     def __init__(
         self,
