@@ -1,7 +1,7 @@
 """What the console shows while the proxy runs: a line per exchange as it ends (its number,
-status, model, the provider's input, read and written tokens, its time, how it ended when not
-whole, and a watcher's words), and at the end a summary of the run and, per model, the ratio of
-the provider's input tokens to the cache audit's estimate."""
+status, model, the provider's input, read, written and uncached tokens, its time, how it ended
+when not whole, and a watcher's words), and at the end a summary of the run and, per model, the
+ratio of the provider's input tokens to the cache audit's estimate."""
 
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ def _count(value: Any) -> str:
     return "-" if not isinstance(value, int) else f"{value:,}"
 
 
+def uncached(usage: dict[str, Any]) -> int | None:
+    """The input neither read from the cache nor written to it (where the API gives no write
+    figure, whatever was written is in it too); None without the input and the read."""
+    whole, read, written = usage.get("input"), usage.get("read"), usage.get("written")
+    if not isinstance(whole, int) or not isinstance(read, int):
+        return None
+    return max(whole - read - (written if isinstance(written, int) else 0), 0)
+
+
 def exchange_line(data: dict[str, Any]) -> str:
     usage = data.get("usage") or {}
     response = data.get("response") or {}
@@ -29,6 +38,7 @@ def exchange_line(data: dict[str, Any]) -> str:
         f"in {_count(usage.get('input'))}",
         f"read {_count(usage.get('read'))}",
         f"written {_count(usage.get('written'))}",
+        f"uncached {_count(uncached(usage))}",
         f"{end:.2f} s" if isinstance(end, (int, float)) else "- s",
     ]
     if data.get("outcome") != "complete":

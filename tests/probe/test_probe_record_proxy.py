@@ -2,12 +2,14 @@
 proxy put in front of each session's mock. The bodies the record holds are the bytes the mock
 received (the sha256 of the bytes forwarded is the mock's of the bytes read), and `ctxconf
 audit DIR` gives, request by request, the read, written and uncached tokens of the probe's own
-results."""
+results; tools/proxy_agreement.py says so of a run, and says where a run does not agree."""
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +23,7 @@ from ctxconf.probe import usage_figures
 from ctxconf.probe.harness import ProbeRun
 from ctxconf.proxy import Options, ProxyThread, read_record
 from tests.cli import ctxconf
+from tests.paths import ROOT
 
 from .helpers import fake_profile, run_fake
 
@@ -97,3 +100,24 @@ def test_the_command_records_through_the_proxy(tmp_path: Path) -> None:
     requests = [r for s in results["cache"]["sessions"] for r in s["requests"]]
     assert len(_exchanges(folder)) >= len(requests) > 0
     assert [r["cache_read"] for r in requests] == [f[0] for f in audit_figures(folder, tmp_path)]
+    agreed = _agreement(tmp_path / "r.json", folder)
+    assert agreed.returncode == 0, agreed.stdout + agreed.stderr
+    assert "the audit's read, written and uncached tokens are the probe's" in agreed.stdout
+    # Its failing twins: a byte changed on the way, and a probe whose figures are not the record's.
+    (record,) = folder.glob("proxy-*.jsonl")
+    text = record.read_text(encoding="utf-8")
+    first = json.loads(text.splitlines()[1])["request"]["sha256_forwarded"]
+    record.write_text(text.replace(first, "0" * 64, 1), encoding="utf-8")
+    altered = _agreement(tmp_path / "r.json", folder)
+    assert altered.returncode == 1 and "bytes changed on the way in exchanges [1]" in altered.stdout
+    record.write_text(text, encoding="utf-8")
+    requests[0]["cache_read"] += 1
+    (tmp_path / "other.json").write_text(json.dumps(results), encoding="utf-8")
+    differ = _agreement(tmp_path / "other.json", folder)
+    assert differ.returncode == 1 and "the audit's figures differ" in differ.stdout
+
+
+def _agreement(results: Path, record: Path) -> subprocess.CompletedProcess[str]:
+    tool = ROOT / "tools" / "proxy_agreement.py"
+    command = [sys.executable, str(tool), str(results), str(record)]
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)

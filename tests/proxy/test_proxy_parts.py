@@ -1,5 +1,6 @@
 """The proxy's parts on their own: events split on blank lines whatever the chunks, each API's
-usage read, a body decoded within its limit, secrets found and kept out, a torn record read."""
+usage read, a body decoded within its limit, secrets found and kept out, a torn record read, the
+console's line of an exchange."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctxconf.proxy.decode import DecodeError, Decoder
+from ctxconf.proxy.live import exchange_line
 from ctxconf.proxy.record import read_record
 from ctxconf.proxy.redact import KeyedHash, Redactor, account_key, split_query
 from ctxconf.proxy.usage import EventSplitter, UsageReader, tokens_of
@@ -140,3 +142,21 @@ def test_a_torn_last_line_is_read_as_torn(tmp_path: Path) -> None:
     path.write_text('{"kind": "run"}\nnot json\n{"kind": "end"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=":2: not a line"):
         read_record(path)
+
+
+@pytest.mark.parametrize(
+    ("usage", "shown"),
+    [
+        ({"input": 14_211, "read": 0, "written": 14_102},
+         "in 14,211  read 0  written 14,102  uncached 109"),
+        ({"input": 9_000, "read": 8_192, "written": None},  # OpenAI's: no write figure
+         "in 9,000  read 8,192  written -  uncached 808"),
+        ({"input": None, "read": None, "written": None}, "in -  read -  written -  uncached -"),
+    ],
+)  # fmt: skip
+def test_the_console_line_says_what_was_neither_read_nor_written(
+    usage: dict[str, int | None], shown: str
+) -> None:
+    data = {"n": 3, "usage": usage, "response": {"status": 200}, "model": "m",
+            "time": {"end": 1.5}, "outcome": "complete"}  # fmt: skip
+    assert exchange_line(data) == f"#3  200  m  {shown}  1.50 s"
