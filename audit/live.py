@@ -7,9 +7,9 @@ second), and the audit's console summary of the run at its end.
 
 It has the shape of the proxy's `Watcher` (started, exchange, ended) without importing the
 proxy: the command wires the two, and runs it in a process of its own, never on the proxy's
-event loop (proxy/apart.py). Bodies are bounded: a session keeps the bodies of at most `MAX_BODIES` requests,
-and none older than its provider's longest lifetime before the newest (a body past it can no
-longer be read by a later request); the figures of every request are kept.
+event loop (proxy/apart.py). Bodies are bounded: a session keeps the bodies of at most
+`MAX_BODIES` requests, and none older than its provider's longest lifetime before the newest (a
+body past it can no longer be read by a later request); the figures of every request are kept.
 """
 
 from __future__ import annotations
