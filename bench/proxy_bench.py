@@ -6,8 +6,8 @@ phases. Three processes, as users run them: the bench's client, the upstream (th
 audit's live view).
 
 Two loads. Held: N streams kept open, each started one N-th of a stream's length after the one
-before and, when it ends, followed at once by the next, so every measured request arrives while
-N - 1 others are streaming (the first of each is the ramp, and left out). A burst: N requests
+before and, when it ends, followed at once by the next; only a request that arrives while the
+N - 1 others are streaming is measured (the ramp up and down is not). A burst: N requests
 sent in the same instant, which measures how long the last of them queues behind the others.
 
 Figures: time to first byte and to last byte, median and p99, proxied beside direct; the added
@@ -204,13 +204,20 @@ class Client:
             sample.exchanges += len(done)
 
     async def held(self, url: str, load: Load, length: float, sample: Sample) -> None:
+        """Each stream started one N-th of a stream's length after the one before, and each
+        followed at once by the next until every stream has `count` measured. Only an exchange
+        begun while all N - 1 others were open is measured, and none stops until all are done,
+        so every measured one had them all beside it, however late the machine runs."""
+        measured = [0] * load.streams
+
         async def stream(n: int) -> None:
             await asyncio.sleep(length * n / load.streams)
-            for k in range(load.count + 1):
-                others = self.open
+            while min(measured) < load.count:
+                others = self.open  # no await between the last one's end and this one's start
                 first, last = await self.one(url)
                 sample.exchanges += 1
-                if k:  # the first of each stream is the ramp
+                if others == load.streams - 1 and measured[n] < load.count:
+                    measured[n] += 1
                     sample.ttfb.append(first)
                     sample.ttlb.append(last)
                     sample.others_open.append(others)
