@@ -90,7 +90,9 @@ def simulator_words(step: Step) -> str:
     """What the simulator reads of the bodies beside what the provider read, where they part
     (in shares of each one's input: the simulator counts by the estimate, the provider by its
     tokenizer); empty where they agree or there are no bodies. A simulator that reads more
-    read it from bodies identical within a lifetime: the provider's miss."""
+    read it from bodies identical within a lifetime: the provider's miss. A provider that reads
+    more read what no body before it in the record holds (an entry written before the record
+    began) or, where one does, what the simulator's rules wrongly would not."""
     finding, tokens = step.finding, step.request.tokens
     if finding is None or finding.simulated_read is None or not finding.simulated_input:
         return ""
@@ -106,7 +108,9 @@ def simulator_words(step: Step) -> str:
     if apart > 0:
         identical = "the bodies are identical within a lifetime"
         return f"provider-side miss: {identical}; {simulated}, {provider}"
-    return f"{simulated}, {provider}"
+    if finding.against is None:
+        return f"an entry older than the record: {simulated}, {provider}"
+    return f"the simulator's error (or an entry older than the record): {simulated}, {provider}"
 
 
 def step_words(step: Step) -> str:

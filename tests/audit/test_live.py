@@ -116,9 +116,26 @@ def test_a_simulator_that_parts_from_the_provider_says_both(tmp_path: Path) -> N
     with RawUpstream(answering(usage)) as upstream:
         lines = _recorded(upstream.url, folder, [_body(1)])
     (words,) = _watched(folder, lines)
-    # The first request: nothing could be read by the bodies' rules, the provider read it all.
-    assert words.startswith("lost 0; the simulator reads 0 of ")
+    # The first request: no body before it in the record, the provider read it all.
+    assert words.startswith("lost 0; an entry older than the record: the simulator reads 0 of ")
     assert words.endswith("the provider 2,700 of 2,710 (100%)")
+
+
+def test_a_provider_that_reads_what_the_bodies_before_it_do_not_hold_is_the_simulators_error(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "record"
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 2700,
+             "cache_creation_input_tokens": 0, "output_tokens": 5}  # fmt: skip
+    changed = _body(2, "Today is 2026-12-01. " + LONG)  # its system prompt is not the first's
+    with RawUpstream(answering(usage)) as upstream:
+        lines = _recorded(upstream.url, folder, [_body(1), changed])
+    second = _watched(folder, lines)[1]
+    said = (
+        "lost 0; the simulator's error (or an entry older than the record): the simulator reads 0"
+    )
+    assert second.startswith(said), second
+    assert second.endswith("the provider 2,700 of 2,710 (100%)")
 
 
 def test_bodies_are_let_go_past_the_count_and_the_lifetime(
