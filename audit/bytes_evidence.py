@@ -71,9 +71,9 @@ def bytes_findings(
                 requests[i].headers,
                 times[i],
                 model=requests[i].model if shape == "gemini" else None,
-                number=n,
+                number=i + 1,  # the words name it by its place in the session
             )
-            for n, i in enumerate(indexes)
+            for i in indexes
         ]
         rules = provider_named(provider)
         outcomes = rules.simulate(played)

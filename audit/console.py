@@ -103,7 +103,7 @@ def print_console(doc: Mapping[str, Any], out: TextIO) -> None:
             lost_usd = step["lost_usd"]
             cost = f"{dollars(lost_usd['usd'])} {lost_usd['label']}" if lost_usd else "N/A"
             out.write(
-                f"  {_where(step)}  {_safe(session['harness'])} #{step['index']}: lost "
+                f"  {_where(step)}  {_safe(session['harness'])} #{step['index'] + 1}: lost "
                 f"{step['lost']:,} tokens ({cost}): {_safe(cause['kind'])} "
                 f"[{cause['basis']}] {_safe(cause['detail'])}\n"
             )

@@ -47,7 +47,7 @@ def chart(timeline: list[Mapping[str, Any]]) -> dict[str, Any]:
                 "x": n * width,
                 "rects": rects,
                 "lost": step["lost"] > 0,
-                "title": f"#{step['index']}: read {step['read']}, written "
+                "title": f"#{step['index'] + 1}: read {step['read']}, written "
                 f"{(step['written_5m'] or 0) + (step['written_1h'] or 0)}, uncached "
                 f"{step['uncached']}" + (f", lost {step['lost']:,}" if step["lost"] else ""),
             }

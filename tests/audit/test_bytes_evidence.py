@@ -1,12 +1,21 @@
 """Where a source keeps the bodies, a loss's cause comes from the bytes through the probe's own
-cache audit; identical bytes that still missed are the provider's miss."""
+cache audit; identical bytes that still missed are the provider's miss; the words, the console
+and the page name a request by its place in its session, counted from one."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from ctxconf.audit.bytes_evidence import bytes_findings
+from ctxconf.audit.console import print_console
+from ctxconf.audit.page import render_page
+from ctxconf.audit.record import AuditRequest
+from ctxconf.audit.results import results
+from ctxconf.audit.sessions import SessionAudit
+from ctxconf.audit.summary import summarize
 from ctxconf.audit.timeline import session_timeline
+from ctxconf.cache import bundled_prices
 from ctxconf.cache.canonical import canonical_text
 
 from .helpers import request
@@ -114,3 +123,37 @@ def test_earlier_thinking_a_last_turn_only_model_drops_is_the_providers_doing() 
     cause = session_timeline(requests, findings)[1].cause
     assert cause is not None
     assert (cause.kind, cause.basis, cause.blame) == ("reasoning-dropped", "bytes", "provider")
+
+
+def _expiring_session() -> list[AuditRequest]:
+    """Four requests, the first without a kept body; the fourth comes after the five minutes
+    of the entry the third read."""
+    return [
+        request(1, 0, read=0, w5m=2_500),
+        request(2, 10, read=0, w5m=2_500, body=body("2026-12-01", 0), shape="anthropic"),
+        request(3, 20, read=2_500, w5m=20, body=body("2026-12-01", 1), shape="anthropic"),
+        request(4, 420, read=0, w5m=2_540, body=body("2026-12-01", 2), shape="anthropic"),
+    ]
+
+
+def test_words_name_a_request_by_its_place_in_the_session_from_one() -> None:
+    requests = _expiring_session()
+    steps = session_timeline(requests, bytes_findings(requests))
+    cause = steps[3].cause
+    assert cause is not None and cause.kind == "expired"
+    # The third of the session, though only the second with a body.
+    assert "request 3 last wrote or read" in cause.detail
+
+
+def test_the_console_and_the_page_count_requests_from_one() -> None:
+    requests = _expiring_session()
+    steps = tuple(session_timeline(requests, bytes_findings(requests)))
+    summary = summarize([SessionAudit("test", "s1", steps)], bundled_prices())
+    doc = results(summary, ["/records/s1.jsonl"], [], "bundled")
+    assert [step["index"] for step in doc["sessions"][0]["timeline"]] == [0, 1, 2, 3]
+    out = io.StringIO()
+    print_console(doc, out)
+    assert "test #4: lost 2,520 tokens" in out.getvalue()
+    page = render_page(doc)
+    assert "<strong>#4 lost 2,520 tokens" in page
+    assert "s after #3 · read 0" in page
