@@ -214,7 +214,10 @@ class LiveAudit:
             if self._timer is None:  # the run ended first: its last drawing is made
                 return
             self._timer = None
-            self._draw()
+            try:
+                self._draw()
+            except Exception as e:  # no thread's traceback on the console: said as a failed write
+                self._page_error = f"the live page failed: {type(e).__name__}: {e}"
 
     def _draw(self) -> None:
         """The page written; a page that cannot be is said with the next exchange's words, and
