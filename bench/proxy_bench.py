@@ -350,7 +350,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="be the paced upstream (the bench starts it)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.serve_upstream:
-        serve_upstream(Pace(int(args.serve_upstream[0]), float(args.serve_upstream[1])))
+        try:
+            pace = Pace(int(args.serve_upstream[0]), float(args.serve_upstream[1]))
+        except ValueError:
+            parser.error("--serve-upstream takes a whole number of chunks and a gap in seconds")
+        serve_upstream(pace)
         return 0
     if args.quick:
         pace = Pace(5, 0.01)
