@@ -1,9 +1,11 @@
-"""Benchmark of `ctxconf proxy`: what it adds to an exchange. A paced upstream on 127.0.0.1
-streams Anthropic's events as a provider does (20 chunks over about a second, usage in the
-first and the last); the same client asks it directly and through the proxy, in alternating
-phases. Three processes, as users run them: the bench's client, the upstream (this script with
-`--serve-upstream`) and a `ctxconf proxy` (recording every exchange, a 45 KB body each, with the
-audit's live view).
+"""Benchmark of `ctxconf proxy`: what it adds to an exchange. A paced upstream on 127.0.0.1 streams
+Anthropic's events as a provider does (20 chunks over about a second, usage in the first and the
+last); the same client asks it directly and through the proxy, in alternating phases. The
+upstream stands in for the probe's mock, paced as the mock paces a stream (`Script.event_gap`):
+the mock plays its whole session's cache again for each request, so over a run of a thousand
+requests its own time would grow past the proxy's and drown it. Three processes, as users run
+them: the bench's client, the upstream (this script with `--serve-upstream`) and a `ctxconf
+proxy` (recording every exchange, a 45 KB body each, with the audit's live view).
 
 Two loads. Held: N streams kept open, each started one N-th of a stream's length after the one
 before and, when it ends, followed at once by the next; only a request that arrives while the

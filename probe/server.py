@@ -103,6 +103,9 @@ class Script:
     diagnostics: DiagnosticsOptions = field(default_factory=DiagnosticsOptions)
     # How the model reasons where a request asks for it.
     reasoning: ReasoningOptions = field(default_factory=ReasoningOptions)
+    # Seconds between two events of a streamed answer, as a provider paces its tokens (the
+    # first goes out at once); none: the whole stream at once.
+    event_gap: float = 0.0
 
 
 def redact_path(path: str) -> str:
@@ -130,9 +133,14 @@ class MockModel:
     """The state one session shares across its requests, and the log they are recorded in."""
 
     def __init__(
-        self, script: Script, log: Path, clock: Callable[[], float] = time.monotonic
+        self,
+        script: Script,
+        log: Path,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.script = script
+        self.sleep = sleep  # how a paced stream waits between its events
         self.log = log
         self.lock = threading.Lock()
         self.baseline: int | None = None
@@ -294,6 +302,9 @@ class MockModel:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Each event of a stream goes out as it is written, as a provider's do: with Nagle's
+    # algorithm a small write waits for the client's delayed ACK of the one before (40 ms).
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # a harness's traffic is the log
@@ -317,7 +328,10 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
-        for event in events:
+        model = self.server.model
+        for n, event in enumerate(events):
+            if n and model.script.event_gap > 0:
+                model.sleep(model.script.event_gap)
             data = answers.encode(event)
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
@@ -553,10 +567,15 @@ class MockServer:
     """The mock, started on 127.0.0.1 on a free port; use as a context manager."""
 
     def __init__(
-        self, script: Script, log: Path, clock: Callable[[], float] = time.monotonic
+        self,
+        script: Script,
+        log: Path,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        """`clock` gives the times the cache rules see (a test gives its own)."""
-        self.model = MockModel(script, log, clock)
+        """`clock` gives the times the cache rules see, `sleep` waits between the events of a
+        paced stream (a test gives its own of each)."""
+        self.model = MockModel(script, log, clock, sleep)
         self._server = _Server(self.model)
         # A short poll, so that a session's mock stops at once rather than in half a second.
         serve = self._server.serve_forever

@@ -1,10 +1,11 @@
 """The mock answers as each provider does, as its official client reads it: the model asked
 for (or the dated name the provider gives it), the answer's id in the provider's form, the
 request's id in its header, and an answer of several blocks (a text, then two calls), whole and
-streamed."""
+streamed; a stream paced between its events where the script says."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 from collections.abc import Iterator
@@ -216,3 +217,28 @@ def test_gemini_names_the_model_in_the_path_and_its_response_id(mock: MockServer
     assert all(c.usage_metadata and c.usage_metadata.prompt_token_count for c in chunks)
     assert "".join(c.text or "" for c in chunks[:-1]) == SAID
     assert [c.args for c in chunks[-1].function_calls or []] == PATHS
+
+
+# --- A paced stream ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gap", [0.05, 0.0])
+def test_a_stream_is_paced_between_its_events_as_the_script_says(
+    tmp_path: Path, gap: float
+) -> None:
+    waits: list[float] = []
+    script = Script([Step("text", "word " * 200, None)], "/work", event_gap=gap)
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": GO,
+            "tools": CLAUDE_TOOLS, "stream": True}  # fmt: skip
+    with MockServer(script, tmp_path / "log.jsonl", sleep=waits.append) as server:
+        connection = http.client.HTTPConnection(server.base_url.removeprefix("http://"))
+        try:
+            headers = {"Content-Type": "application/json", "x-api-key": "k"}
+            connection.request("POST", "/v1/messages", json.dumps(body), headers)
+            text = connection.getresponse().read().decode()
+        finally:
+            connection.close()
+    events = [line for line in text.splitlines() if line.startswith("event: ")]
+    assert len(events) > 10  # the text comes in many deltas
+    # A wait before each event but the first, which goes out at once; none where no gap is set.
+    assert waits == ([gap] * (len(events) - 1) if gap else [])
