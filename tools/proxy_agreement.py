@@ -32,13 +32,19 @@ def probe_figures(results: dict[str, Any]) -> Figures:
 
 
 def audit_figures(record: Path) -> Figures:
-    """`ctxconf audit DIR`'s requests in the order sent, the writes among the uncached as the
-    probe counts them."""
+    """`ctxconf audit DIR`'s requests in the order sent."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "audit.json"
         command = [sys.executable, "-m", "ctxconf", "audit", str(record), "--json", str(out)]
-        subprocess.run(command, check=False, capture_output=True)
-        doc = json.loads(out.read_text(encoding="utf-8"))
+        done = subprocess.run(command, check=False, capture_output=True, text=True)
+        if not out.exists():
+            raise ValueError(f"ctxconf audit {record} wrote no results: {done.stderr.strip()}")
+        return figures_of_audit(json.loads(out.read_text(encoding="utf-8")))
+
+
+def figures_of_audit(doc: dict[str, Any]) -> Figures:
+    """(read, written, uncached) of an audit's results' requests in the order sent, the writes
+    among the uncached as the probe counts them (a source with no write figure has them there)."""
     rows = sorted((s for d in doc["sessions"] for s in d["timeline"]), key=lambda s: s["time"])
     figures = []
     for row in rows:
@@ -97,7 +103,18 @@ def main(argv: list[str]) -> int:
     forwarded = Counter(
         line["request"]["sha256_forwarded"] for line in lines if line["method"] == "POST"
     )
-    probe, audit = probe_figures(results), audit_figures(record)
+    try:
+        probe = probe_figures(results)
+        mock = received_by_mock(results)
+    except (KeyError, TypeError, AttributeError, OSError, ValueError) as e:
+        said = f"not a probe's results file, or its request logs are gone ({e!r})"
+        print(f"error: {argv[0]}: {said}", file=sys.stderr)
+        return 2
+    try:
+        audit = audit_figures(record)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     agree = True
     print(f"{len(lines)} exchanges recorded; {len(probe)} requests with figures in the probe")
     if altered:
@@ -105,7 +122,7 @@ def main(argv: list[str]) -> int:
         print(f"bytes changed on the way in exchanges {sorted(set(altered))}")
     else:
         print("every exchange's bytes forwarded as received, each way")
-    if forwarded != received_by_mock(results):
+    if forwarded != mock:
         agree = False
         print("the bodies forwarded are not the ones the mock received")
     else:

@@ -6,6 +6,7 @@ results; tools/proxy_agreement.py says so of a run, and says where a run does no
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import subprocess
@@ -14,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +28,17 @@ from tests.cli import ctxconf
 from tests.paths import ROOT
 
 from .helpers import fake_profile, run_fake
+
+
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+AGREEMENT = _tool("proxy_agreement")  # the figures read as the tool reads them
 
 
 def recording(folder: Path) -> Any:
@@ -55,17 +68,10 @@ def probe_figures(run: ProbeRun) -> list[tuple[int, int, int]]:
 
 
 def audit_figures(folder: Path, tmp_path: Path) -> list[tuple[int, int, int]]:
-    """`ctxconf audit DIR`'s requests, in the order sent: (read, written, uncached), the writes
-    among the uncached as the probe counts them (a source with no write figure has them there)."""
+    """`ctxconf audit DIR`'s requests, in the order sent: (read, written, uncached)."""
     out = tmp_path / "audit.json"
     ctxconf("audit", folder, "--json", out)
-    doc = json.loads(out.read_text(encoding="utf-8"))
-    rows = sorted((s for d in doc["sessions"] for s in d["timeline"]), key=lambda s: s["time"])
-    figures = []
-    for row in rows:
-        written = (row["written_5m"] or 0) + (row["written_1h"] or 0)
-        figures.append((row["read"], written, row["uncached"] + written))
-    return figures
+    return AGREEMENT.figures_of_audit(json.loads(out.read_text(encoding="utf-8")))
 
 
 @pytest.mark.slow
