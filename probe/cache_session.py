@@ -3,7 +3,9 @@ cache audit reads it and played, with the session's earlier requests, under one 
 rules, so that each answer carries the figures that provider would have reported.
 
 The provider is the request's API shape's own (the first its module names) unless the run
-names another whose rules apply to the shape (`shapes.provider_for`). Times come from a clock
+names another whose rules apply to the shape (`shapes.provider_for`). Each provider's session
+is played one request at a time (`Provider.session`): an answer costs its own request, however
+long the session has run. Times come from a clock
 given to the session (the mock's monotonic clock), each strictly later than the one before: the
 simulators are pure and read no clock of their own. A scenario's pause between turns moves that
 clock on without waiting (`advance`): only a lifetime sees it.
@@ -18,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ctxconf.cache import CacheRequest, Outcome, simulate
+from ctxconf.cache import CacheRequest, Outcome, provider_named
 from ctxconf.cache.credentials import Headers, scrub_value, secrets_of
+from ctxconf.cache.provider import Player
 from ctxconf.shapes import provider_for, read_request
 from ctxconf.shapes.wire import Shape
 
@@ -70,6 +73,7 @@ class SessionCache:
         self.lock = threading.Lock()
         # One cache per provider: a mock that is sent two API shapes keeps them apart.
         self.requests: dict[str, list[CacheRequest]] = {}
+        self.sessions: dict[str, Player] = {}
         self.count = 0
         self.last = float("-inf")
         self.passed = 0.0  # seconds the scenario's pauses moved the clock on
@@ -86,9 +90,10 @@ class SessionCache:
             at = max(self.clock() + self.passed, self.last + TICK)
             self.last = at
             request = read_request(shape, body, pairs, at, model=model_in_path(path))
-            mine = self.requests.setdefault(name, [])
-            mine.append(request)
-            outcome = simulate(name, mine)[-1]
+            self.requests.setdefault(name, []).append(request)
+            if name not in self.sessions:
+                self.sessions[name] = provider_named(name).session()
+            outcome = self.sessions[name].add(request)
             self.count += 1
             return Played(self.count - 1, at, name, request, outcome)
 

@@ -33,7 +33,7 @@ from functools import partial
 from .outcome import ApiError, Expiry, Figures, Outcome, RefusalKind, Shortfall
 from .prefix import best_earlier, chain, common_hashes, cumulative_tokens
 from .provider import Provider, Scope
-from .reasoning import provider_reads, reading
+from .reasoning import provider_reads
 from .request import CacheRequest, Unit, request_name
 
 MAX_BREAKPOINTS = 4
@@ -180,12 +180,19 @@ class _Entry:
 class _Session:
     """The cache of one account across a session's requests."""
 
-    def __init__(self, requests: Sequence[CacheRequest]) -> None:
-        self.requests = requests
+    def __init__(self) -> None:
+        self.requests: list[CacheRequest] = []
         self.store: dict[tuple[str, bytes], _Entry] = {}
-        self.chains = [chain(r.units, fork_salts(r)) for r in requests]
+        self.chains: list[list[bytes]] = []
         self.marks: list[list[tuple[int, str]]] = []
         self.outcomes: list[Outcome] = []
+
+    def add(self, request: CacheRequest) -> Outcome:
+        self.requests.append(request)
+        self.chains.append(chain(request.units, fork_salts(request)))
+        outcome = self.play(len(self.requests) - 1)
+        self.outcomes.append(outcome)
+        return outcome
 
     def live(self, model: str, digest: bytes, t: float) -> _Entry | None:
         entry = self.store.get((model, digest))
@@ -342,17 +349,17 @@ class _Session:
 
 
 def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    session = _Session(requests)
-    for index in range(len(requests)):
-        session.outcomes.append(session.play(index))
-    return tuple(session.outcomes)
+    """A session's requests, each as given (the provider's `simulate` takes them as it reads
+    them)."""
+    session = _Session()
+    return tuple(session.add(request) for request in requests)
 
 
 PROVIDER = Provider(
     name="anthropic",
     description="Anthropic Messages: breakpoints, 20-block lookback, 5 min / 1 h",
     forks=FORKS,
-    simulate=reading("anthropic", simulate),
+    player=_Session,
     reads=partial(provider_reads, "anthropic"),
 )
 

@@ -58,9 +58,13 @@ class _Held:
 
 
 class _Session:
-    def __init__(self, requests: Sequence[CacheRequest]) -> None:
-        self.requests = requests
+    def __init__(self) -> None:
+        self.requests: list[CacheRequest] = []
         self.prompts: list[_Held] = []
+
+    def add(self, request: CacheRequest) -> Outcome:
+        self.requests.append(request)
+        return self.play(len(self.requests) - 1)
 
     def _alive(self, held: _Held, t: float) -> bool:
         return self.requests[held.request].time < t < held.last_used + IDLE_SECONDS
@@ -114,15 +118,15 @@ class _Session:
 
 
 def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    session = _Session(requests)
-    return tuple(session.play(index) for index in range(len(requests)))
+    session = _Session()
+    return tuple(session.add(request) for request in requests)
 
 
 PROVIDER = Provider(
     name="gemini",
     description="Gemini: implicit caching from 2.5, by a minimum per model",
     forks=FORKS,
-    simulate=simulate,
+    player=_Session,
 )
 
 __all__ = ["FORKS", "IDLE_SECONDS", "MINIMUMS", "PROVIDER", "minimum_tokens", "simulate"]

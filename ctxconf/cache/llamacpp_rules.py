@@ -47,29 +47,39 @@ def choose_slot(
     return min(range(len(slots)), key=lambda n: (slots[n] is not None, used[n]))
 
 
-def simulate(requests: Sequence[CacheRequest], slots: int = SLOTS) -> tuple[Outcome, ...]:
-    holders: list[int | None] = [None] * slots
-    used = [-1] * slots
-    outcomes = []
-    for index, request in enumerate(requests):
-        held = tuple(sorted(h for h in holders if h is not None))
-        slot = choose_slot(requests, index, holders, used)
-        holder = holders[slot]
+class _Session:
+    """The server's slots across a session's requests."""
+
+    def __init__(self, slots: int = SLOTS) -> None:
+        self.requests: list[CacheRequest] = []
+        self.holders: list[int | None] = [None] * slots
+        self.used = [-1] * slots
+
+    def add(self, request: CacheRequest) -> Outcome:
+        index = len(self.requests)
+        self.requests.append(request)
+        held = tuple(sorted(h for h in self.holders if h is not None))
+        slot = choose_slot(self.requests, index, self.holders, self.used)
+        holder = self.holders[slot]
         reused = 0
         if holder is not None and request.settings.cache_prompt:
-            reused = shared(requests[holder], request).tokens
+            reused = shared(self.requests[holder], request).tokens
             if reused >= request.tokens > 0:
                 reused = request.tokens - 1
-        holders[slot], used[slot] = index, index
-        outcomes.append(Outcome(Figures(request.tokens, reused, 0), None, held))
-    return tuple(outcomes)
+        self.holders[slot], self.used[slot] = index, index
+        return Outcome(Figures(request.tokens, reused, 0), None, held)
+
+
+def simulate(requests: Sequence[CacheRequest], slots: int = SLOTS) -> tuple[Outcome, ...]:
+    session = _Session(slots)
+    return tuple(session.add(request) for request in requests)
 
 
 PROVIDER = Provider(
     name="llamacpp",
     description="llama.cpp server: the longest common prefix with the slot's last prompt",
     forks=FORKS,
-    simulate=simulate,
+    player=_Session,
 )
 
 __all__ = ["FORKS", "PROVIDER", "SIMILARITY", "SLOTS", "choose_slot", "simulate"]

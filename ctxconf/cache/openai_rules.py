@@ -38,7 +38,7 @@ from functools import partial
 from .outcome import Expiry, Figures, Outcome, Shortfall
 from .prefix import best_earlier, chain, cumulative_tokens, longest
 from .provider import Provider, Scope
-from .reasoning import provider_reads, reading
+from .reasoning import provider_reads
 from .request import CacheRequest, request_name
 
 MINIMUM = 1024
@@ -114,8 +114,8 @@ class _Entry:
 
 
 class _Session:
-    def __init__(self, requests: Sequence[CacheRequest]) -> None:
-        self.requests = requests
+    def __init__(self) -> None:
+        self.requests: list[CacheRequest] = []
         # Per route, the prompts still alive and those whose idle time ran out. Times only move
         # on, and a prompt is refreshed only while alive, so one that ran out stays out: each
         # play moves what ran out since the last one, rather than asking every prompt again.
@@ -124,6 +124,12 @@ class _Session:
         self.pruned_at = float("-inf")
         self.entries: list[_Entry] = []
         self.outcomes: list[Outcome] = []
+
+    def add(self, request: CacheRequest) -> Outcome:
+        self.requests.append(request)
+        outcome = self.play(len(self.requests) - 1)
+        self.outcomes.append(outcome)
+        return outcome
 
     def held(self, index: int) -> tuple[int, ...]:
         request = self.requests[index]
@@ -306,17 +312,17 @@ class _Session:
 
 
 def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    session = _Session(requests)
-    for index in range(len(requests)):
-        session.outcomes.append(session.play(index))
-    return tuple(session.outcomes)
+    """A session's requests, each as given (the provider's `simulate` takes them as it reads
+    them)."""
+    session = _Session()
+    return tuple(session.add(request) for request in requests)
 
 
 PROVIDER = Provider(
     name="openai",
     description="OpenAI: automatic from 1,024 tokens in 128-token steps; breakpoints from GPT-5.6",
     forks=FORKS,
-    simulate=reading("openai", simulate),
+    player=_Session,
     reads=partial(provider_reads, "openai"),
 )
 

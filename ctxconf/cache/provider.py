@@ -1,12 +1,13 @@
-"""A provider's cache as one record: its name, the parameters that fork its cache, and the
-simulator that plays a session under its rules. Which API shapes its rules apply to is said by
-each shape (`shapes/`), so a new shape touches no provider."""
+"""A provider's cache as one record: its name, the parameters that fork its cache, and a session
+of its rules played one request at a time (`session`), or a whole session at once (`simulate`).
+Which API shapes its rules apply to is said by each shape (`shapes/`), so a new shape touches no
+provider."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from .outcome import Outcome
 from .request import CacheRequest
@@ -16,8 +17,25 @@ Simulate = Callable[[Sequence[CacheRequest]], tuple[Outcome, ...]]
 Scope = Literal["all", "messages"]
 
 
+class Player(Protocol):
+    """One session's cache under a provider's rules: each request, in the order sent, played
+    against what the ones before it left, and its outcome answered. A request's outcome depends
+    on the earlier ones alone, so a session played one at a time is the session played whole."""
+
+    def add(self, request: CacheRequest) -> Outcome: ...
+
+
 def as_sent(request: CacheRequest) -> CacheRequest:
     return request
+
+
+@dataclass(frozen=True)
+class _AsRead:
+    player: Player
+    reads: Callable[[CacheRequest], CacheRequest]
+
+    def add(self, request: CacheRequest) -> Outcome:
+        return self.player.add(self.reads(request))
 
 
 @dataclass(frozen=True)
@@ -25,9 +43,19 @@ class Provider:
     name: str
     description: str
     forks: Mapping[str, Scope]
-    simulate: Simulate  # plays each request as `reads` gives it
+    player: Callable[[], Player]  # a new session of its rules, each request taken as given
     # A request as the provider reads it: what it drops by itself taken out (`reasoning.py`).
     reads: Callable[[CacheRequest], CacheRequest] = as_sent
 
+    def session(self) -> Player:
+        """A new session, each request played as the provider reads it: a mock answering a
+        session as it goes plays only the new request."""
+        return _AsRead(self.player(), self.reads)
 
-__all__ = ["Provider", "Scope", "Simulate", "as_sent"]
+    def simulate(self, requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
+        """A session's requests, in the order sent, each as the provider reads it."""
+        session = self.session()
+        return tuple(session.add(request) for request in requests)
+
+
+__all__ = ["Player", "Provider", "Scope", "Simulate", "as_sent"]

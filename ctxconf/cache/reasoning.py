@@ -13,8 +13,6 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
-from .outcome import Outcome
-from .provider import Simulate
 from .reasoning_models import last_turn_only
 from .request import CacheRequest, Unit
 from .tokens import unit_tokens
@@ -85,13 +83,4 @@ def provider_reads(provider: str, request: CacheRequest) -> CacheRequest:
     )
 
 
-def reading(provider: str, simulate: Simulate) -> Simulate:
-    """`simulate` playing each request as `provider` reads it."""
-
-    def played(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-        return simulate([provider_reads(provider, r) for r in requests])
-
-    return played
-
-
-__all__ = ["REASONING_KINDS", "drops_earlier", "provider_reads", "reading"]
+__all__ = ["REASONING_KINDS", "drops_earlier", "provider_reads"]
