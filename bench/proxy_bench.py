@@ -1,11 +1,13 @@
-"""Benchmark of `ctxconf proxy`: what it adds to an exchange. A paced upstream on 127.0.0.1 streams
-Anthropic's events as a provider does (20 chunks over about a second, usage in the first and the
-last); the same client asks it directly and through the proxy, in alternating phases. The
-upstream stands in for the probe's mock, paced as the mock paces a stream (`Script.event_gap`):
-the mock plays its whole session's cache again for each request, so over a run of a thousand
-requests its own time would grow past the proxy's and drown it. Three processes, as users run
-them: the bench's client, the upstream (this script with `--serve-upstream`) and a `ctxconf
-proxy` (recording every exchange, a 45 KB body each, with the audit's live view).
+"""Benchmark of `ctxconf proxy`: what it adds to an exchange. An upstream on 127.0.0.1 streams
+its answer paced as a provider streams (20 text deltas, an event every 50 ms: about a second and
+a quarter); the same client asks it directly and through the proxy, in alternating phases. Three
+processes, as users run them: the bench's client, the upstream (this script with `--serve`) and a
+`ctxconf proxy` (recording every exchange, a 45 KB body each, with the audit's live view).
+
+Two upstreams, each with a proxy of its own: the probe's mock (reading, playing and logging each
+request as it does for a probe), and a light one that streams the mock's events alike and does
+nothing else. On a machine of few cores the upstream shares the processor with the proxy, so
+the mock's own work is in the proxy's figures; the light upstream shows the proxy's cost alone.
 
 Two loads. Held: N streams kept open, each started one N-th of a stream's length after the one
 before and, when it ends, followed at once by the next; only a request that arrives while the
@@ -36,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +48,10 @@ import aiohttp
 from aiohttp import web
 from bench_reference import publish
 
+from ctxconf.probe.scenario import Step
+from ctxconf.probe.server import MockServer, Script
+from ctxconf.shapes.answers import TEXT_DELTA_CHARS
+
 START_MARKER = "<!-- proxy:start -->"
 END_MARKER = "<!-- proxy:end -->"
 BODY = json.dumps(
@@ -53,6 +60,7 @@ BODY = json.dumps(
         "max_tokens": 1000,
         "system": [{"type": "text", "text": "You help. " * 3000}],
         "messages": [{"role": "user", "content": "go " * 5000}],
+        "tools": [{"name": "read", "input_schema": {"type": "object"}}],  # else a side request
         "stream": True,
     }
 ).encode()
@@ -61,12 +69,14 @@ START_TIMEOUT = 60.0  # seconds a process is given to say where it listens
 
 @dataclass(frozen=True)
 class Pace:
-    chunks: int  # events after message_start
-    gap: float  # seconds between two
+    chunks: int  # the text's deltas
+    gap: float  # seconds between two events
 
+    # The deltas and the five events around them (message_start, content_block_start and
+    # _stop, message_delta, message_stop): the first goes out at once, a gap before each other.
     @property
     def length(self) -> float:
-        return self.chunks * self.gap
+        return (self.chunks + 4) * self.gap
 
 
 @dataclass(frozen=True)
@@ -81,26 +91,42 @@ class Load:
         return "held" if self.held else "burst"
 
 
+def serve_mock(pace: Pace, folder: Path) -> None:
+    """The mock's process: one step that answers a text of `pace.chunks` deltas, an event every
+    `pace.gap` seconds; says where it listens on stdout, then serves until it is ended."""
+    text = "x" * (TEXT_DELTA_CHARS * pace.chunks)
+    script = Script([Step("text", text, None)], str(folder), event_gap=pace.gap)
+    with MockServer(script, folder / "mock-log.jsonl") as mock:
+        print(f"listening on {mock.base_url},", flush=True)
+        threading.Event().wait()
+
+
 def _event(data: dict[str, object]) -> bytes:
     return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def paced_upstream(pace: Pace) -> web.Application:
-    """Anthropic's stream: message_start at once, then a text delta every `gap` seconds, then
-    message_delta and message_stop."""
+def light_upstream(pace: Pace) -> web.Application:
+    """The mock's stream, event for event and paced alike, with none of its work: the body read
+    and let go, no cache played, nothing logged."""
     usage = {"input_tokens": 12, "cache_read_input_tokens": 9000, "output_tokens": 1}
+    piece = {"type": "text_delta", "text": "x" * TEXT_DELTA_CHARS}
+    deltas = [{"type": "content_block_delta", "index": 0, "delta": piece}] * pace.chunks
+    events = [
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *deltas,
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "usage": {"output_tokens": 10}},
+        {"type": "message_stop"},
+    ]
 
     async def answer(request: web.Request) -> web.StreamResponse:
         await request.read()
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         await response.write(_event({"type": "message_start", "message": {"usage": usage}}))
-        for n in range(pace.chunks):
+        for event in events:
             await asyncio.sleep(pace.gap)
-            delta = {"type": "text_delta", "text": f"word{n} " * 4}
-            await response.write(_event({"type": "content_block_delta", "delta": delta}))
-        await response.write(_event({"type": "message_delta", "usage": {"output_tokens": 80}}))
-        await response.write(_event({"type": "message_stop"}))
+            await response.write(_event(event))
         await response.write_eof()
         return response
 
@@ -109,11 +135,9 @@ def paced_upstream(pace: Pace) -> web.Application:
     return app
 
 
-def serve_upstream(pace: Pace) -> None:
-    """The upstream's process: says where it listens on stdout, then serves until killed."""
-
+def serve_light(pace: Pace) -> None:
     async def serve() -> None:
-        runner = web.AppRunner(paced_upstream(pace), access_log=None)
+        runner = web.AppRunner(light_upstream(pace), access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         host, port = runner.addresses[0][:2]
@@ -121,6 +145,9 @@ def serve_upstream(pace: Pace) -> None:
         await asyncio.Event().wait()
 
     asyncio.run(serve())
+
+
+UPSTREAMS = ("mock", "light")
 
 
 def _started(command: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -259,7 +286,7 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-def _row(load: Load, found: dict[str, Sample]) -> str:
+def _row(kind: str, load: Load, found: dict[str, Sample]) -> str:
     direct, proxied = found["direct"], found["proxied"]
     added_first = statistics.median(proxied.ttfb) - statistics.median(direct.ttfb)
     last_ratio = statistics.median(proxied.ttlb) / statistics.median(direct.ttlb)
@@ -271,7 +298,8 @@ def _row(load: Load, found: dict[str, Sample]) -> str:
         else "N/A"
     )
     return (
-        f"| {load.name} | {load.streams} | {min(direct.others_open + proxied.others_open)} | "
+        f"| {kind} | {load.name} | {load.streams} | "
+        f"{min(direct.others_open + proxied.others_open)} | "
         f"{len(direct.ttfb)} | "
         f"{_ms(statistics.median(direct.ttfb))} / {_ms(_p(direct.ttfb, 0.99))} | "
         f"{_ms(statistics.median(proxied.ttfb))} / {_ms(_p(proxied.ttfb, 0.99))} | "
@@ -285,31 +313,38 @@ def _row(load: Load, found: dict[str, Sample]) -> str:
 
 async def rows(pace: Pace, plan: Sequence[Load]) -> list[str]:
     found = []
-    here = [sys.executable, __file__]
-    serve = ["--serve-upstream", str(pace.chunks), str(pace.gap)]
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        upstream, upstream_url = _started([*here, *serve], folder / "upstream.txt")
+    for kind in UPSTREAMS:
+        with tempfile.TemporaryDirectory() as name:
+            found += await _rows(kind, pace, plan, Path(name))
+    return found
+
+
+async def _rows(kind: str, pace: Pace, plan: Sequence[Load], folder: Path) -> list[str]:
+    """The plan's rows against one upstream, and a proxy of its own in front of it."""
+    found = []
+    paced = [str(pace.chunks), str(pace.gap), str(folder)]
+    serve = [sys.executable, __file__, "--serve", kind, *paced]
+    upstream, upstream_url = _started(serve, folder / "upstream.txt")
+    try:
+        proxy, proxy_url = _started(
+            [sys.executable, "-m", "ctxconf", "proxy", "--upstream", upstream_url,
+             "--listen", "127.0.0.1:0", "--record", str(folder / "record")],
+            folder / "proxy.txt",
+        )  # fmt: skip
         try:
-            proxy, proxy_url = _started(
-                [sys.executable, "-m", "ctxconf", "proxy", "--upstream", upstream_url,
-                 "--listen", "127.0.0.1:0", "--record", str(folder / "record")],
-                folder / "proxy.txt",
-            )  # fmt: skip
-            try:
-                connector = aiohttp.TCPConnector(limit=0)
-                async with aiohttp.ClientSession(connector=connector) as session:
-                    client = Client(session)
-                    urls = {"direct": upstream_url, "proxied": proxy_url}
-                    warm = Load(1, False, 2, 1)
-                    await measure(client, urls, proxy.pid, pace, warm)
-                    for load in plan:
-                        samples = await measure(client, urls, proxy.pid, pace, load)
-                        found.append(_row(load, samples))
-            finally:
-                _end(proxy)
+            connector = aiohttp.TCPConnector(limit=0)
+            async with aiohttp.ClientSession(connector=connector) as session:
+                client = Client(session)
+                urls = {"direct": upstream_url, "proxied": proxy_url}
+                warm = Load(1, False, 2, 1)
+                await measure(client, urls, proxy.pid, pace, warm)
+                for load in plan:
+                    samples = await measure(client, urls, proxy.pid, pace, load)
+                    found.append(_row(kind, load, samples))
         finally:
-            _end(upstream)
+            _end(proxy)
+    finally:
+        _end(upstream)
     return found
 
 
@@ -320,11 +355,13 @@ def section(pace: Pace, plan: Sequence[Load]) -> str:
     head = [
         "## The proxy",
         "",
-        "`python bench/proxy_bench.py`: a paced upstream on 127.0.0.1 streams Anthropic's",
-        f"events ({pace.chunks} text deltas {pace.gap * 1000:.0f} ms apart after",
-        "`message_start`), asked directly and through a `ctxconf proxy` (recording each",
+        "`python bench/proxy_bench.py`: an upstream on 127.0.0.1 streams an Anthropic answer",
+        f"paced as a provider's ({pace.chunks} text deltas, an event every",
+        f"{pace.gap * 1000:.0f} ms), asked directly and through a `ctxconf proxy` (recording each",
         f"exchange, a {len(BODY) // 1000} KB body each, with the audit's live view) in",
-        "alternating phases; client, upstream and proxy are three processes. *Held*: N streams",
+        "alternating phases; client, upstream and proxy are three processes. The upstream is the",
+        "probe's mock (`mock`: each request read, played and logged), or one that streams the",
+        "mock's events alike and does nothing else (`light`). *Held*: N streams",
         "kept open, each measured request arriving while the others stream; *burst*: N sent in",
         "one instant. Time to first byte (TTFB) and to last byte (TTLB), median / p99; the added",
         "TTFB is the difference of the medians, the added TTLB their ratio less one; streams",
@@ -336,10 +373,10 @@ def section(pace: Pace, plan: Sequence[Load]) -> str:
         f"- Load average (1 min): {before:.2f} before, {after:.2f} after",
         "- Targets: added TTFB under 2 ms, added TTLB under 5 %",
         "",
-        "| load | streams | others open (min) | exchanges each way | direct TTFB "
+        "| upstream | load | streams | others open (min) | exchanges each way | direct TTFB "
         "| proxied TTFB | added TTFB | direct TTLB | proxied TTLB | added TTLB | streams/s "
         "| proxy CPU per exchange |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     return "\n".join([*head, *found]) + "\n"
 
@@ -348,15 +385,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short streams, for a smoke run")
     parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
-    parser.add_argument("--serve-upstream", nargs=2, metavar=("CHUNKS", "GAP"),
-                        help="be the paced upstream (the bench starts it)")  # fmt: skip
+    parser.add_argument("--serve", nargs=4, metavar=("KIND", "CHUNKS", "GAP", "FOLDER"),
+                        help="be an upstream, mock or light (the bench starts it)")  # fmt: skip
     args = parser.parse_args(argv)
-    if args.serve_upstream:
+    if args.serve:
+        kind, chunks, gap, folder = args.serve
         try:
-            pace = Pace(int(args.serve_upstream[0]), float(args.serve_upstream[1]))
+            pace = Pace(int(chunks), float(gap))
         except ValueError:
-            parser.error("--serve-upstream takes a whole number of chunks and a gap in seconds")
-        serve_upstream(pace)
+            parser.error(
+                "--serve takes mock or light, a number of chunks, a gap in seconds, a folder"
+            )
+        if kind not in UPSTREAMS:
+            parser.error(f"--serve: the upstream is one of {', '.join(UPSTREAMS)}, not {kind!r}")
+        if kind == "mock":
+            serve_mock(pace, Path(folder))
+        else:
+            serve_light(pace)
         return 0
     if args.quick:
         pace = Pace(5, 0.01)

@@ -37,7 +37,13 @@ def test_quick_run_prints_both_tables() -> None:
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     labels = [row.split("|")[1].strip() for row in rows]
     assert labels[:7] == [
-        "transport", "in process", "JSON lines", "HTTP", "workers", "-j 1", "-j 2"
+        "transport",
+        "in process",
+        "JSON lines",
+        "HTTP",
+        "workers",
+        "-j 1",
+        "-j 2",
     ]
     # Then the bundled suite through `ctxconf run`: its slowest cases, by area and name.
     assert labels[7] == "case" and all("/" in label for label in labels[8:]), labels
@@ -71,5 +77,5 @@ def test_readme_section_is_replaced_in_place(
     assert after.count("## Runner") == 1 and "new figures" in after
     assert "old figures" not in after
     if before is not None and "## Reference" in before:
-        reference = before[before.index("<!-- reference:start -->"):]
+        reference = before[before.index("<!-- reference:start -->") :]
         assert reference in after  # the other section, byte for byte
