@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ctxconf.cache import Cause, provider_named
+from ctxconf.cache import CacheRequest, Cause, provider_named
 from ctxconf.cache.diagnosis import diagnose_one
 from ctxconf.cache.outcome import Expiry
 from ctxconf.shapes import provider_for, read_request
@@ -49,13 +49,39 @@ def seconds_apart(requests: Sequence[AuditRequest]) -> list[float]:
     return times
 
 
+def _read(
+    requests: Sequence[AuditRequest], i: int, at: float, known: dict[int, CacheRequest] | None
+) -> CacheRequest:
+    if known is not None and i in known:
+        return known[i]
+    request = requests[i]
+    shape = request.shape or ""
+    read = read_request(
+        shape,
+        request.body or {},
+        request.headers,
+        at,
+        model=request.model if shape == "gemini" else None,
+        number=i + 1,  # the words name it by its place in the session
+    )
+    if known is not None:
+        known[i] = read
+    return read
+
+
 def bytes_findings(
-    requests: Sequence[AuditRequest], diagnosed: Collection[int] | None = None
+    requests: Sequence[AuditRequest],
+    diagnosed: Collection[int] | None = None,
+    known: dict[int, CacheRequest] | None = None,
 ) -> dict[int, BytesFinding]:
     """For a session's requests (in order), the findings of those with a body, keyed by their
     index in `requests`. Bodies of different API shapes are played apart, as caches are. Every
     one gets what the rules read of it; only those in `diagnosed` (every one, where it is None)
-    are diagnosed, since a diagnosis plays the session again for each counterfactual."""
+    are diagnosed, since a diagnosis plays the session again for each counterfactual.
+
+    `known` keeps each body as the cache audit read it, by index, for a caller that asks again
+    as its session grows (the proxy's live view): a request's reading depends on the requests up
+    to it alone, so a body is read once, not once for each request after it."""
     found: dict[int, BytesFinding] = {}
     by_shape: dict[str, list[int]] = {}
     for index, request in enumerate(requests):
@@ -64,17 +90,7 @@ def bytes_findings(
     times = seconds_apart(requests)
     for shape, indexes in by_shape.items():
         provider = provider_for(shape, None)
-        played = [
-            read_request(
-                shape,
-                requests[i].body or {},
-                requests[i].headers,
-                times[i],
-                model=requests[i].model if shape == "gemini" else None,
-                number=i + 1,  # the words name it by its place in the session
-            )
-            for i in indexes
-        ]
+        played = [_read(requests, i, times[i], known) for i in indexes]
         rules = provider_named(provider)
         outcomes = rules.simulate(played)
         # Compared as the provider read them (as the probe compares them): the reasoning it

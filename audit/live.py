@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ctxconf.cache import PriceTable, bundled_prices
+from ctxconf.cache import CacheRequest, PriceTable, bundled_prices
 from ctxconf.userfiles.atomic import OutputError, write_text_atomic
 
 from .bytes_evidence import BytesFinding, bytes_findings
@@ -50,6 +50,7 @@ SHARE_SLACK = 0.05
 class _Session:
     requests: list[AuditRequest] = field(default_factory=list)
     findings: dict[int, BytesFinding] = field(default_factory=dict)
+    known: dict[int, CacheRequest] = field(default_factory=dict)  # bodies as the cache read them
     steps: tuple[Step, ...] = ()
 
     def add(self, request: AuditRequest) -> Step:
@@ -57,7 +58,7 @@ class _Session:
         self.requests.append(request)
         index = len(self.requests) - 1
         if request.body is not None:
-            found = bytes_findings(self.requests, {index}).get(index)
+            found = bytes_findings(self.requests, {index}, self.known).get(index)
             if found is not None:
                 self.findings[index] = found
         self._let_go(request)
@@ -80,6 +81,7 @@ class _Session:
             kept += 1
             if old or kept > MAX_BODIES:
                 self.requests[index] = dataclasses.replace(request, body=None)
+                self.known.pop(index, None)
 
 
 def _share(part: int, whole: int) -> str:
