@@ -15,7 +15,7 @@ from ctxconf.audit.results import results
 from ctxconf.audit.sessions import SessionAudit
 from ctxconf.audit.summary import summarize
 from ctxconf.audit.timeline import session_timeline
-from ctxconf.cache import bundled_prices
+from ctxconf.cache import CacheRequest, bundled_prices
 from ctxconf.cache.canonical import canonical_text
 
 from .helpers import request
@@ -157,3 +157,12 @@ def test_the_console_and_the_page_count_requests_from_one() -> None:
     page = render_page(doc)
     assert "<strong>#4 lost 2,520 tokens" in page
     assert "s after #3 · read 0" in page
+
+
+def test_bodies_read_once_as_the_session_grows_find_what_a_fresh_reading_finds() -> None:
+    requests = _expiring_session()
+    known: dict[int, CacheRequest] = {}
+    for end in range(1, len(requests) + 1):
+        grown = bytes_findings(requests[:end], None, known)
+        assert grown == bytes_findings(requests[:end])
+    assert set(known) == {1, 2, 3}  # each body read once and kept; the first has none
