@@ -348,13 +348,6 @@ class _Session:
         )
 
 
-def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    """A session's requests, each as given (the provider's `simulate` takes them as it reads
-    them)."""
-    session = _Session()
-    return tuple(session.add(request) for request in requests)
-
-
 PROVIDER = Provider(
     name="anthropic",
     description="Anthropic Messages: breakpoints, 20-block lookback, 5 min / 1 h",
@@ -374,6 +367,5 @@ __all__ = [
     "breakpoints",
     "minimum_tokens",
     "position_ends",
-    "simulate",
     "window",
 ]

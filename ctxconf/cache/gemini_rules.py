@@ -15,7 +15,6 @@ simulated: the mock does not serve their endpoint.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .outcome import Expiry, Figures, Outcome, Shortfall
@@ -117,11 +116,6 @@ class _Session:
         return Expiry(gone.request, None, IDLE_SECONDS, t - gone.last_used, best[1].tokens)
 
 
-def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    session = _Session()
-    return tuple(session.add(request) for request in requests)
-
-
 PROVIDER = Provider(
     name="gemini",
     description="Gemini: implicit caching from 2.5, by a minimum per model",
@@ -129,4 +123,4 @@ PROVIDER = Provider(
     player=_Session,
 )
 
-__all__ = ["FORKS", "IDLE_SECONDS", "MINIMUMS", "PROVIDER", "minimum_tokens", "simulate"]
+__all__ = ["FORKS", "IDLE_SECONDS", "MINIMUMS", "PROVIDER", "minimum_tokens"]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from .outcome import Figures, Outcome
 from .prefix import shared
-from .provider import Provider, Scope
+from .provider import Provider, Scope, played
 from .request import CacheRequest
 
 SIMILARITY = 0.10
@@ -71,8 +71,8 @@ class _Session:
 
 
 def simulate(requests: Sequence[CacheRequest], slots: int = SLOTS) -> tuple[Outcome, ...]:
-    session = _Session(slots)
-    return tuple(session.add(request) for request in requests)
+    """A session's requests on a server of `slots` slots (the provider's has `SLOTS`)."""
+    return played(_Session(slots), requests)
 
 
 PROVIDER = Provider(

@@ -31,7 +31,6 @@ its rate against OpenAI.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -311,13 +310,6 @@ class _Session:
         return Shortfall("breakpoint-missing", detail, last_shared, reach)
 
 
-def simulate(requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
-    """A session's requests, each as given (the provider's `simulate` takes them as it reads
-    them)."""
-    session = _Session()
-    return tuple(session.add(request) for request in requests)
-
-
 PROVIDER = Provider(
     name="openai",
     description="OpenAI: automatic from 1,024 tokens in 128-token steps; breakpoints from GPT-5.6",
@@ -335,6 +327,5 @@ __all__ = [
     "breakpoints",
     "generation",
     "route",
-    "simulate",
     "stepped",
 ]

@@ -12,7 +12,6 @@ from typing import Literal, Protocol
 from .outcome import Outcome
 from .request import CacheRequest
 
-Simulate = Callable[[Sequence[CacheRequest]], tuple[Outcome, ...]]
 # What a changed parameter loses: the whole cache, or everything from the first message on.
 Scope = Literal["all", "messages"]
 
@@ -54,8 +53,12 @@ class Provider:
 
     def simulate(self, requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
         """A session's requests, in the order sent, each as the provider reads it."""
-        session = self.session()
-        return tuple(session.add(request) for request in requests)
+        return played(self.session(), requests)
 
 
-__all__ = ["Player", "Provider", "Scope", "Simulate", "as_sent"]
+def played(session: Player, requests: Sequence[CacheRequest]) -> tuple[Outcome, ...]:
+    """Each request added to `session` in turn, and its outcome."""
+    return tuple(session.add(request) for request in requests)
+
+
+__all__ = ["Player", "Provider", "Scope", "as_sent", "played"]
