@@ -72,7 +72,6 @@ class SessionCache:
         self.clock = clock
         self.lock = threading.Lock()
         # One cache per provider: a mock that is sent two API shapes keeps them apart.
-        self.requests: dict[str, list[CacheRequest]] = {}
         self.sessions: dict[str, Player] = {}
         self.count = 0
         self.last = float("-inf")
@@ -90,7 +89,6 @@ class SessionCache:
             at = max(self.clock() + self.passed, self.last + TICK)
             self.last = at
             request = read_request(shape, body, pairs, at, model=model_in_path(path))
-            self.requests.setdefault(name, []).append(request)
             if name not in self.sessions:
                 self.sessions[name] = provider_named(name).session()
             outcome = self.sessions[name].add(request)

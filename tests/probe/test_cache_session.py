@@ -121,8 +121,8 @@ def test_a_session_played_a_request_at_a_time_answers_as_the_whole_session_playe
     times = iter([0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 4000.0, 4010.0])
     cache = SessionCache(provider, clock=lambda: next(times))
     played = [cache.play(shape, body, {}, path) for body, path in _bodies(shape)]
-    (name,) = cache.requests
-    kept = cache.requests[name]
+    (name,) = {p.provider for p in played}
+    kept = [p.request for p in played]
     assert [p.outcome for p in played] == [
         simulate(name, kept[: n + 1])[-1] for n in range(len(kept))
     ]
