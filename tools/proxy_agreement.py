@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ctxconf.proxy import read_record
+
 Figures = list[tuple[int, int, int]]
 
 
@@ -53,21 +55,21 @@ def figures_of_audit(doc: dict[str, Any]) -> Figures:
     return figures
 
 
-def _json(path: Path, text: str, place: str = "") -> Any:
+def _json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as e:
-        raise ValueError(f"{path}{place}: not JSON: {e}") from None
+        raise ValueError(f"{path}: not JSON: {e}") from None
 
 
 def exchanges(record: Path) -> list[dict[str, Any]]:
-    found = []
-    for path in sorted(record.glob("proxy-*.jsonl")):
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            line = _json(path, text, f", line {number}")
-            if line.get("kind") == "exchange":
-                found.append(line)
-    return found
+    """Every exchange line of the records in `record` (a torn last line left out)."""
+    return [
+        line
+        for path in sorted(record.glob("proxy-*.jsonl"))
+        for line in read_record(path).lines
+        if line.get("kind") == "exchange"
+    ]
 
 
 def received_by_mock(results: dict[str, Any]) -> Counter[str]:
