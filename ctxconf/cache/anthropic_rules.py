@@ -25,6 +25,7 @@ both page versions give most models.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -168,6 +169,11 @@ def _seconds(ttl: str) -> float:
     return TTL_SECONDS.get(ttl, TTL_SECONDS["5m"])
 
 
+def _longest(marks: Sequence[tuple[int, str]]) -> float:
+    """How long a request's entries are held: its longest mark's lifetime."""
+    return max((_seconds(ttl) for _, ttl in marks), default=TTL_SECONDS["5m"])
+
+
 @dataclass
 class _Entry:
     ttl: str
@@ -186,12 +192,20 @@ class _Session:
         self.chains: list[list[bytes]] = []
         self.marks: list[list[tuple[int, str]]] = []
         self.outcomes: list[Outcome] = []
+        # The answered requests whose lifetime had not ended by the last request's start, with
+        # its end: a session's times only grow, so one that ended stays ended, and a long
+        # session's request looks at those still held, not at every one before it.
+        self._alive: list[tuple[int, float]] = []
+        self._last = -math.inf
 
     def add(self, request: CacheRequest) -> Outcome:
         self.requests.append(request)
         self.chains.append(chain(request.units, fork_salts(request)))
-        outcome = self.play(len(self.requests) - 1)
+        index = len(self.requests) - 1
+        outcome = self.play(index)
         self.outcomes.append(outcome)
+        if outcome.error is None:
+            self._alive.append((index, request.time + _longest(self.marks[index])))
         return outcome
 
     def live(self, model: str, digest: bytes, t: float) -> _Entry | None:
@@ -199,14 +213,22 @@ class _Session:
         return entry if entry and entry.written_at < t < entry.expires else None
 
     def held(self, index: int) -> tuple[int, ...]:
+        """The answered earlier requests whose lifetime spans this one's start."""
         t = self.requests[index].time
-        out = []
-        for j, outcome in enumerate(self.outcomes):
-            earlier = self.requests[j]
-            lifetime = max((_seconds(ttl) for _, ttl in self.marks[j]), default=300.0)
-            if outcome.error is None and earlier.time < t < earlier.time + lifetime:
-                out.append(j)
-        return tuple(out)
+        if t < self._last:  # times given out of order: every earlier request looked at
+            return tuple(
+                j for j, until in self._every_lifetime() if self.requests[j].time < t < until
+            )
+        self._last = t
+        self._alive = [(j, until) for j, until in self._alive if t < until]
+        return tuple(j for j, _ in self._alive if self.requests[j].time < t)
+
+    def _every_lifetime(self) -> list[tuple[int, float]]:
+        return [
+            (j, self.requests[j].time + _longest(marks))
+            for j, (marks, outcome) in enumerate(zip(self.marks, self.outcomes, strict=False))
+            if outcome.error is None
+        ]
 
     def play(self, index: int) -> Outcome:
         request, hashes = self.requests[index], self.chains[index]

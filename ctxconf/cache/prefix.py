@@ -127,7 +127,12 @@ def best_earlier(
     the next unit, then the latest."""
     later = requests[index]
     best: tuple[tuple[bool, int, int, int], int, Shared] | None = None
-    for j in held:
+    # The latest first, passing over an earlier one that cannot outrank the best found: it
+    # shares at most all its own tokens, and one that shares them all has no part of a unit
+    # beyond them (a unit of no tokens has no bytes), so a tie goes to the later request.
+    for j in sorted(held, reverse=True):
+        if best is not None and best[0][0] and requests[j].tokens <= best[0][1]:
+            continue
         found = shared(requests[j], later)
         rank = (not branches(requests[j], later, found), found.unit_tokens, found.partial_bytes, j)
         if best is None or rank > best[0]:

@@ -4,11 +4,14 @@ claude-sonnet-4-5; each user or assistant message is 64 bytes, 16 tokens."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
+from ctxconf.cache import provider_named
 from ctxconf.cache.anthropic_rules import minimum_tokens
+from ctxconf.shapes import read_request
 
 from .bodies import assistant, block, claude, text, tool_result, tool_use, user
 from .helpers import audited, cause, kinds, play
@@ -296,3 +299,43 @@ def test_another_model_is_another_cache() -> None:
     assert switched.outcomes[1].figures.cache_read == 0
     switch = cause(switched, 1)
     assert (switch.kind, switch.anchor) == ("model", "pfx.system.switch")
+
+
+def test_a_request_holds_the_answered_ones_within_their_longest_lifetime() -> None:
+    # A long session: pauses past five minutes and past an hour, one-hour marks, refused
+    # requests (five marks) and two requests at once. Each request holds every answered earlier
+    # one whose longest mark still lives at its start.
+    rng = random.Random(7)
+    t, timed = 0.0, []
+    for n in range(120):
+        t += rng.choice((0.0, 1.0, 30.0, 200.0, 400.0, 4000.0))
+        roll = rng.random()
+        if roll < 0.1:
+            sent = _marked_blocks(5)
+        elif roll < 0.4:
+            sent = claude([block(SYSTEM, ttl="1h")], conversation(n % 7))
+        else:
+            sent = body(n % 7)
+        timed.append((t, sent))
+    requests = [read_request("anthropic", sent, {}, at) for at, sent in timed]
+    rules = provider_named("anthropic")
+    outcomes = rules.simulate(requests)
+    assert any(o.error is not None for o in outcomes) and len({o.held for o in outcomes}) > 20
+    for index, outcome in enumerate(outcomes):
+        start = requests[index].time
+        held = tuple(
+            j
+            for j in range(index)
+            if outcomes[j].error is None
+            and requests[j].time < start < requests[j].time + _lifetime(timed[j][1])
+        )
+        assert outcome.held == held, index
+    # Given out of order, a request still holds what lived at its start, though a later start
+    # had seen it end.
+    late = [read_request("anthropic", body(0), {}, at) for at in (0.0, 10.0, 400.0, 250.0)]
+    assert [o.held for o in rules.simulate(late)] == [(), (0,), (), (0, 1)]
+
+
+def _lifetime(sent: dict[str, Any]) -> float:
+    hour = any(b.get("cache_control", {}).get("ttl") == "1h" for b in sent["system"])
+    return 3600.0 if hour else 300.0
