@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from ctxconf.cache import CacheRequest, Cause, provider_named
 from ctxconf.cache.diagnosis import diagnose_one
-from ctxconf.cache.outcome import Expiry
+from ctxconf.cache.outcome import Expiry, Outcome
 from ctxconf.shapes import provider_for, read_request
 
 from .record import AuditRequest
@@ -37,79 +38,109 @@ class BytesFinding:
     expiry: Expiry | None
 
 
+class Clock:
+    """A session's times in seconds from its first timed request, strictly increasing (the
+    simulators need it), given one request at a time; a request with no time is taken a second
+    after the one before."""
+
+    def __init__(self) -> None:
+        self._start: datetime | None = None
+        self._last = -1.0
+
+    def at(self, time: datetime | None) -> float:
+        if time is not None and self._start is None:
+            self._start = time
+        since = (time - self._start).total_seconds() if time and self._start else None
+        self._last = max(since if since is not None else self._last + 1.0, self._last + 1e-6)
+        return self._last
+
+
 def seconds_apart(requests: Sequence[AuditRequest]) -> list[float]:
-    """Each request's time in seconds from the first, strictly increasing (the simulators need
-    it); a request with no time is taken a second after the one before."""
-    times: list[float] = []
-    start = next((r.time for r in requests if r.time is not None), None)
-    for request in requests:
-        at = (request.time - start).total_seconds() if request.time and start else None
-        last = times[-1] if times else -1.0
-        times.append(max(at if at is not None else last + 1.0, last + 1e-6))
-    return times
+    """Each request's time in seconds from the first timed one (`Clock`)."""
+    clock = Clock()
+    return [clock.at(request.time) for request in requests]
 
 
-def _read(
-    requests: Sequence[AuditRequest], i: int, at: float, known: dict[int, CacheRequest] | None
-) -> CacheRequest:
-    if known is not None and i in known:
-        return known[i]
-    request = requests[i]
+def read_body(request: AuditRequest, index: int, at: float) -> CacheRequest:
+    """The request's body as the cache audit reads it, at `at` seconds, named by its place
+    (`index`) in the session."""
     shape = request.shape or ""
-    read = read_request(
+    return read_request(
         shape,
         request.body or {},
         request.headers,
         at,
         model=request.model if shape == "gemini" else None,
-        number=i + 1,  # the words name it by its place in the session
+        number=index + 1,
     )
-    if known is not None:
-        known[i] = read
-    return read
+
+
+class BodiesPlayed:
+    """One API shape's bodies of a session, played through its provider's rules one at a time
+    (as caches are, apart from other shapes'), each given its finding as it comes. The bodies
+    played are kept; `keep_last` lets the oldest go, the rules then played again over the rest,
+    so that a session without end (the proxy's live view) holds a bounded number."""
+
+    def __init__(self, shape: str) -> None:
+        self.provider = provider_for(shape, None)
+        self.rules = provider_named(self.provider)
+        self._session = self.rules.player()
+        self.indexes: list[int] = []  # each body's index in the session
+        self._read: list[CacheRequest] = []  # as the provider read them
+        self._outcomes: list[Outcome] = []
+
+    def add(self, index: int, request: CacheRequest, diagnosed: bool = True) -> BytesFinding:
+        """The finding of the session's request `index`, its body read as `request`; its
+        diagnosis (which plays the bodies again for each counterfactual) only if `diagnosed`."""
+        # Compared as the provider read it (as the probe compares): the reasoning it drops by
+        # itself is no change of the harness's.
+        read = self.rules.reads(request)
+        outcome = self._session.add(read)
+        self.indexes.append(index)
+        self._read.append(read)
+        self._outcomes.append(outcome)
+        n = len(self._read) - 1
+        diagnosis = diagnose_one(self.rules, self._read, self._outcomes, n) if diagnosed else None
+        against = diagnosis.against if diagnosis is not None else None
+        return BytesFinding(
+            provider=self.provider,
+            simulated_read=outcome.figures.cache_read if outcome.figures else None,
+            simulated_input=outcome.figures.input_total if outcome.figures else None,
+            against=self.indexes[against] if against is not None else None,
+            shared=diagnosis.shared if diagnosis else 0,
+            lost_to_harness=diagnosis.lost if diagnosis else 0,
+            causes=diagnosis.causes if diagnosis else (),
+            expiry=outcome.expired,
+        )
+
+    @property
+    def times(self) -> list[float]:
+        """The time each body kept was played at, in order."""
+        return [read.time for read in self._read]
+
+    def keep_last(self, count: int) -> None:
+        """Let all but the last `count` bodies go."""
+        if count >= len(self._read):
+            return
+        first = len(self._read) - count
+        self.indexes, self._read = self.indexes[first:], self._read[first:]
+        self._session = self.rules.player()
+        self._outcomes = [self._session.add(read) for read in self._read]
 
 
 def bytes_findings(
-    requests: Sequence[AuditRequest],
-    diagnosed: Collection[int] | None = None,
-    known: dict[int, CacheRequest] | None = None,
+    requests: Sequence[AuditRequest], diagnosed: Collection[int] | None = None
 ) -> dict[int, BytesFinding]:
     """For a session's requests (in order), the findings of those with a body, keyed by their
     index in `requests`. Bodies of different API shapes are played apart, as caches are. Every
     one gets what the rules read of it; only those in `diagnosed` (every one, where it is None)
-    are diagnosed, since a diagnosis plays the session again for each counterfactual.
-
-    `known` keeps each body as the cache audit read it, by index, for a caller that asks again
-    as its session grows (the proxy's live view): a request's reading depends on the requests up
-    to it alone, so a body is read once, not once for each request after it."""
+    are diagnosed, since a diagnosis plays the session again for each counterfactual."""
     found: dict[int, BytesFinding] = {}
-    by_shape: dict[str, list[int]] = {}
-    for index, request in enumerate(requests):
-        if request.body is not None and request.shape is not None:
-            by_shape.setdefault(request.shape, []).append(index)
-    times = seconds_apart(requests)
-    for shape, indexes in by_shape.items():
-        provider = provider_for(shape, None)
-        played = [_read(requests, i, times[i], known) for i in indexes]
-        rules = provider_named(provider)
-        outcomes = rules.simulate(played)
-        # Compared as the provider read them (as the probe compares them): the reasoning it
-        # drops by itself is no change of the harness's.
-        read = [rules.reads(r) for r in played]
-        for n, i in enumerate(indexes):
-            outcome = outcomes[n]
-            wanted = diagnosed is None or i in diagnosed
-            diagnosis = diagnose_one(rules, read, outcomes, n) if wanted else None
-            found[i] = BytesFinding(
-                provider=provider,
-                simulated_read=outcome.figures.cache_read if outcome.figures else None,
-                simulated_input=outcome.figures.input_total if outcome.figures else None,
-                against=indexes[diagnosis.against]
-                if diagnosis and diagnosis.against is not None
-                else None,
-                shared=diagnosis.shared if diagnosis else 0,
-                lost_to_harness=diagnosis.lost if diagnosis else 0,
-                causes=diagnosis.causes if diagnosis else (),
-                expiry=outcome.expired,
-            )
+    shapes: dict[str, BodiesPlayed] = {}
+    for index, (request, at) in enumerate(zip(requests, seconds_apart(requests), strict=True)):
+        if request.body is None or request.shape is None:
+            continue
+        bodies = shapes.setdefault(request.shape, BodiesPlayed(request.shape))
+        wanted = diagnosed is None or index in diagnosed
+        found[index] = bodies.add(index, read_body(request, index, at), wanted)
     return found

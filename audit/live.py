@@ -1,15 +1,16 @@
 """The audit of a proxy's record as it grows: each exchange line, as the proxy writes it, read
-as the record's reader reads it (readers/proxy_record.py), held in its session, and that
-session's timeline made again (bytes_evidence.py, timeline.py), so that the proxy's console
-line can say what the request lost and why, and what the simulator reads of the same bodies
-beside what the provider read; the audit's page rewritten after each exchange (at most once a
-second), and the audit's console summary of the run at its end.
+as the record's reader reads it (readers/proxy_record.py), and added to its session, whose new
+step alone is made (bytes_evidence.py's `BodiesPlayed`, timeline.py's `Timeline`), so that the
+proxy's console line can say what the request lost and why, and what the simulator reads of the
+same bodies beside what the provider read; the audit's page rewritten after each exchange (at
+most once a second), and the audit's console summary of the run at its end.
 
 It has the shape of the proxy's `Watcher` (started, exchange, ended) without importing the
 proxy: the command wires the two, and runs it in a process of its own, never on the proxy's
-event loop (proxy/apart.py). Bodies are bounded: a session keeps the bodies of at most
-`MAX_BODIES` requests, and none older than its provider's longest lifetime before the newest (a
-body past it can no longer be read by a later request); the figures of every request are kept.
+event loop (proxy/apart.py). Bodies are bounded: a body is played as it comes and only its
+reading kept, of at most `MAX_BODIES` requests per session and API shape, and none older than
+its provider's longest lifetime before the newest (a body past it can no longer be read by a
+later request); the figures of every request are kept.
 """
 
 from __future__ import annotations
@@ -19,14 +20,13 @@ import math
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ctxconf.cache import CacheRequest, PriceTable, bundled_prices
+from ctxconf.cache import PriceTable, bundled_prices
 from ctxconf.userfiles.atomic import OutputError, write_text_atomic
 
-from .bytes_evidence import BytesFinding, bytes_findings
+from .bytes_evidence import BodiesPlayed, Clock, read_body
 from .console import print_console
 from .page import render_page
 from .provider_rules import longest_lifetime, provider_of, step_tokens
@@ -35,9 +35,9 @@ from .record import AuditRequest, Place, Problem
 from .results import results
 from .sessions import SessionAudit
 from .summary import summarize
-from .timeline import Step, session_timeline
+from .timeline import Step, Timeline
 
-MAX_BODIES = 32  # per session: the most recent requests whose bodies are kept
+MAX_BODIES = 32  # per session and API shape: the most bodies kept to play the next against
 REFRESH_SECONDS = 5  # how often the live page reloads itself
 # The page is drawn at most this often (a burst of exchanges is one drawing), and the last
 # change always drawn: a drawing holds every session's figures, so it costs as the run grows.
@@ -46,42 +46,41 @@ PAGE_EVERY_SECONDS = 1.0
 SHARE_SLACK = 0.05
 
 
-@dataclass
 class _Session:
-    requests: list[AuditRequest] = field(default_factory=list)
-    findings: dict[int, BytesFinding] = field(default_factory=dict)
-    known: dict[int, CacheRequest] = field(default_factory=dict)  # bodies as the cache read them
-    steps: tuple[Step, ...] = ()
+    """One session of the record as it grows: its clock, its bodies in play per API shape and
+    its timeline, each taking the new request alone, so that an exchange costs what its own
+    request does however long the session has run."""
+
+    def __init__(self) -> None:
+        self.clock = Clock()
+        self.bodies: dict[str, BodiesPlayed] = {}
+        self.timeline = Timeline()
+        self.steps: list[Step] = []
 
     def add(self, request: AuditRequest) -> Step:
-        """The request held in its session; its step in the timeline made again."""
-        self.requests.append(request)
-        index = len(self.requests) - 1
-        if request.body is not None:
-            found = bytes_findings(self.requests, {index}, self.known).get(index)
-            if found is not None:
-                self.findings[index] = found
-        self._let_go(request)
-        self.steps = tuple(session_timeline(self.requests, self.findings))
-        return self.steps[-1]
+        """The request's step in the session's timeline."""
+        index = len(self.steps)
+        at = self.clock.at(request.time)
+        finding = None
+        if request.body is not None and request.shape is not None:
+            bodies = self.bodies.get(request.shape)
+            if bodies is None:
+                bodies = self.bodies[request.shape] = BodiesPlayed(request.shape)
+            finding = bodies.add(index, read_body(request, index, at))
+            _let_go(bodies, longest_lifetime(provider_of(request)))
+            request = dataclasses.replace(request, body=None)  # played: its figures are kept
+        step = self.timeline.add(request, finding)
+        self.steps.append(step)
+        return step
 
-    def _let_go(self, newest: AuditRequest) -> None:
-        """Drop the bodies no later request can read from, and any past the count."""
-        lifetime = longest_lifetime(provider_of(newest))
-        kept = 0
-        for index in range(len(self.requests) - 1, -1, -1):
-            request = self.requests[index]
-            if request.body is None:
-                continue
-            old = (
-                newest.time is not None
-                and request.time is not None
-                and (newest.time - request.time).total_seconds() > lifetime
-            )
-            kept += 1
-            if old or kept > MAX_BODIES:
-                self.requests[index] = dataclasses.replace(request, body=None)
-                self.known.pop(index, None)
+
+def _let_go(bodies: BodiesPlayed, lifetime: float) -> None:
+    """Let go of the bodies no later request can read from (older than the lifetime before the
+    newest) and, past `MAX_BODIES`, of the older half at once: the rules are played again over
+    what is kept, so that happens once every MAX_BODIES / 2 requests, not with each."""
+    times = bodies.times
+    recent = sum(1 for t in times if times[-1] - t <= lifetime)
+    bodies.keep_last(recent if recent <= MAX_BODIES else MAX_BODIES // 2)
 
 
 def _share(part: int, whole: int) -> str:
@@ -191,7 +190,7 @@ class LiveAudit:
     def document(self) -> dict[str, Any]:
         """The audit's results document of the run so far."""
         audits = [
-            SessionAudit(session.steps[0].request.source, name, session.steps)
+            SessionAudit(session.steps[0].request.source, name, tuple(session.steps))
             for name, session in self.sessions.items()
             if session.steps
         ]

@@ -70,20 +70,30 @@ def _thread(request: AuditRequest) -> tuple[bool, str | None]:
     return (request.sidechain, request.model)
 
 
-def _floor(requests: Sequence[AuditRequest]) -> int | None:
-    """The least positive read of a thread after its first request: what the system prompt and
-    tools alone hold, where a rewritten history falls to."""
-    reads = [r.tokens.read for r in requests[1:] if r.tokens.read]
-    return min(reads) if reads else None
+@dataclass
+class _Thread:
+    """What a thread's requests so far say that a loss's cause needs: the least positive read
+    after its first request (what the system prompt and tools alone hold, where a rewritten
+    history falls to), and which lifetimes its writes chose."""
 
+    count: int = 0
+    floor: int | None = None
+    hours: bool = False  # some request wrote for an hour, or asked to
+    minutes: bool = False  # some request wrote for five minutes
 
-def _lifetime_of(history: Sequence[AuditRequest], provider: str | None) -> tuple[float, float]:
-    """The shortest and the longest lifetime the thread's writes chose so far."""
-    hours = any((r.tokens.written_1h or 0) > 0 or r.lifetime == "1h" for r in history)
-    minutes = any((r.tokens.written_5m or 0) > 0 for r in history) or not hours
-    longest = lifetime_seconds(provider, "1h" if hours else "5m")
-    shortest = lifetime_seconds(provider, "5m" if minutes else "1h")
-    return shortest, longest
+    def add(self, request: AuditRequest) -> None:
+        tokens = request.tokens
+        if self.count and tokens.read:
+            self.floor = tokens.read if self.floor is None else min(self.floor, tokens.read)
+        self.hours = self.hours or (tokens.written_1h or 0) > 0 or request.lifetime == "1h"
+        self.minutes = self.minutes or (tokens.written_5m or 0) > 0
+        self.count += 1
+
+    def lifetimes(self, provider: str | None) -> tuple[float, float]:
+        """The shortest and the longest lifetime the thread's writes chose so far."""
+        longest = lifetime_seconds(provider, "1h" if self.hours else "5m")
+        shortest = lifetime_seconds(provider, "5m" if self.minutes or not self.hours else "1h")
+        return shortest, longest
 
 
 def _expired(gap: float | None, shortest: float, longest: float, read: int) -> AuditCause | None:
@@ -197,8 +207,7 @@ def _explain(
     before: AuditRequest,
     gap: float | None,
     readable: int,
-    floor: int | None,
-    history: Sequence[AuditRequest],
+    thread: _Thread,
     finding: BytesFinding | None,
     verdict: ProviderVerdict | None,
 ) -> AuditCause:
@@ -210,13 +219,38 @@ def _explain(
         found = _from_finding(finding, read, could, step_tokens(provider), complete)
         if found is not None:
             return found
-    shortest, longest = _lifetime_of(history, provider)
+    shortest, longest = thread.lifetimes(provider)
     return (
         _expired(gap, shortest, longest, read)
         or (_from_provider(verdict) if verdict is not None else None)
         or _from_boundary(request, before)
-        or _from_figures(read, readable, floor)
+        or _from_figures(read, readable, thread.floor)
     )
+
+
+class Timeline:
+    """One session's timeline made a request at a time, in the order given (the caller sorts
+    them): each step depends on the requests before it alone, so a session that grows (the
+    proxy's live view) adds its new request, not the whole session again."""
+
+    def __init__(self) -> None:
+        # Per thread (and per model in it), the last request and its index in the session.
+        self._last: dict[tuple[bool, str | None], tuple[int, AuditRequest]] = {}
+        self._last_of_thread: dict[bool, tuple[int, AuditRequest]] = {}
+        self._threads: dict[tuple[bool, str | None], _Thread] = {}
+        self._count = 0
+
+    def add(self, request: AuditRequest, finding: BytesFinding | None = None) -> Step:
+        key = _thread(request)
+        # Held against the last request of its model in its thread, else (a new model) the
+        # thread's last request of any model.
+        previous = self._last.get(key, self._last_of_thread.get(request.sidechain))
+        thread = self._threads.setdefault(key, _Thread())
+        step = _step(request, previous, thread, finding, read_verdict(request.diagnostics))
+        thread.add(request)
+        self._last[key] = self._last_of_thread[request.sidechain] = (self._count, request)
+        self._count += 1
+        return step
 
 
 def session_timeline(
@@ -224,41 +258,27 @@ def session_timeline(
 ) -> list[Step]:
     """The steps of one session's requests, in the order given (the caller sorts them)."""
     findings = findings or {}
-    last: dict[tuple[bool, str | None], int] = {}
-    last_of_thread: dict[bool, int] = {}
-    threads: dict[tuple[bool, str | None], list[AuditRequest]] = {}
-    steps: list[Step] = []
-    for index, request in enumerate(requests):
-        key = _thread(request)
-        # Held against the last request of its model in its thread, else (a new model) the
-        # thread's last request of any model.
-        previous = last.get(key, last_of_thread.get(request.sidechain))
-        history = threads.setdefault(key, [])
-        verdict = read_verdict(request.diagnostics)
-        finding = findings.get(index)
-        steps.append(_step(request, previous, requests, history, finding, verdict))
-        history.append(request)
-        last[key] = index
-        last_of_thread[request.sidechain] = index
-    return steps
+    timeline = Timeline()
+    return [timeline.add(request, findings.get(index)) for index, request in enumerate(requests)]
 
 
 def _step(
     request: AuditRequest,
-    previous: int | None,
-    requests: Sequence[AuditRequest],
-    history: Sequence[AuditRequest],
+    previous: tuple[int, AuditRequest] | None,
+    thread: _Thread,
     finding: BytesFinding | None,
     verdict: ProviderVerdict | None,
 ) -> Step:
+    at = previous[0] if previous is not None else None
+
     def plain(readable: int | None = None, gap: float | None = None) -> Step:
         agrees = agreement(verdict, None) if verdict is not None else None
-        return Step(request, previous, gap, readable, 0, None, verdict, agrees, finding)
+        return Step(request, at, gap, readable, 0, None, verdict, agrees, finding)
 
     read = request.tokens.read
     if previous is None or read is None:
         return plain()
-    before = requests[previous]
+    before = previous[1]
     readable = left_readable(before)
     gap = (
         (request.time - before.time).total_seconds()
@@ -271,8 +291,8 @@ def _step(
     could = min(readable, sent) if sent is not None else readable
     if could - read < step_tokens(provider_of(request)):
         return plain(readable, gap)
-    cause = _explain(request, before, gap, readable, _floor(history), history, finding, verdict)
+    cause = _explain(request, before, gap, readable, thread, finding, verdict)
     # A cause taken from the provider's verdict is no second opinion on it.
     independent = verdict is not None and cause.basis != "provider"
     agrees = agreement(verdict, cause.kind) if independent and verdict is not None else None
-    return Step(request, previous, gap, readable, could - read, cause, verdict, agrees, finding)
+    return Step(request, at, gap, readable, could - read, cause, verdict, agrees, finding)

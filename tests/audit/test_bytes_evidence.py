@@ -4,10 +4,11 @@ and the page name a request by its place in its session, counted from one."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from typing import Any
 
-from ctxconf.audit.bytes_evidence import bytes_findings
+from ctxconf.audit.bytes_evidence import BodiesPlayed, Clock, bytes_findings, read_body
 from ctxconf.audit.console import print_console
 from ctxconf.audit.page import render_page
 from ctxconf.audit.record import AuditRequest
@@ -15,7 +16,7 @@ from ctxconf.audit.results import results
 from ctxconf.audit.sessions import SessionAudit
 from ctxconf.audit.summary import summarize
 from ctxconf.audit.timeline import session_timeline
-from ctxconf.cache import CacheRequest, bundled_prices
+from ctxconf.cache import bundled_prices
 from ctxconf.cache.canonical import canonical_text
 
 from .helpers import request
@@ -159,10 +160,27 @@ def test_the_console_and_the_page_count_requests_from_one() -> None:
     assert "s after #3 · read 0" in page
 
 
-def test_bodies_read_once_as_the_session_grows_find_what_a_fresh_reading_finds() -> None:
-    requests = _expiring_session()
-    known: dict[int, CacheRequest] = {}
-    for end in range(1, len(requests) + 1):
-        grown = bytes_findings(requests[:end], None, known)
-        assert grown == bytes_findings(requests[:end])
-    assert set(known) == {1, 2, 3}  # each body read once and kept; the first has none
+def test_bodies_let_go_leave_what_a_session_begun_with_the_rest_finds() -> None:
+    # Five turns; the sixth sends the second again (read whole from its entry, while its body is
+    # kept); the seventh changes the system prompt's date. With the first three bodies let go
+    # after the fifth, each later finding is what a session begun with the rest finds.
+    plan = [("2026-12-01", n) for n in range(5)]
+    plan += [("2026-12-01", 1), ("2026-12-02", 5), ("2026-12-02", 6)]
+    requests = [
+        request(n + 1, 10 * n, read=0, w5m=2_500, body=body(date, answers), shape="anthropic")
+        for n, (date, answers) in enumerate(plan)
+    ]
+    clock, played, found = Clock(), BodiesPlayed("anthropic"), {}
+    for index, sent in enumerate(requests):
+        found[index] = played.add(index, read_body(sent, index, clock.at(sent.time)))
+        if index == 4:
+            played.keep_last(2)
+            assert played.indexes == [3, 4]
+    rest = [dataclasses.replace(r, body=None) if n < 3 else r for n, r in enumerate(requests)]
+    fresh, whole = bytes_findings(rest), bytes_findings(requests)
+    assert [found[n] for n in range(5, 8)] == [fresh[n] for n in range(5, 8)]
+    assert [found[n] for n in range(5)] == [whole[n] for n in range(5)]
+    # What was let go is not read from: the sixth reads less than with the second's body kept.
+    again, kept = found[5].simulated_read, whole[5].simulated_read
+    assert again is not None and kept is not None and again < kept
+    assert (found[6].against, found[6].causes[0].kind) == (5, "system-date")

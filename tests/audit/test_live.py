@@ -150,10 +150,12 @@ def test_bodies_are_let_go_past_the_count_and_the_lifetime(
     for line in lines[:3]:
         watcher.exchange(line)
     (session,) = watcher.sessions.values()
-    assert [r.body is not None for r in session.requests] == [False, True, True]
+    (bodies,) = session.bodies.values()
+    assert bodies.indexes == [2]  # past the count, the older half let go at once
     late = {**lines[3], "time": {**lines[3]["time"], "start": lines[2]["time"]["start"] + 7200}}
     assert watcher.exchange(late).startswith("lost ")  # an hour past: the entries had ended
-    assert [r.body is not None for r in session.requests] == [False, False, False, True]
+    assert bodies.indexes == [3]
+    assert all(step.request.body is None for step in session.steps)  # read, then let go
 
 
 def test_the_page_reloads_while_the_run_goes_on_and_the_end_prints_the_audit(
