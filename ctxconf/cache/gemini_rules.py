@@ -54,35 +54,63 @@ def minimum_tokens(model: str) -> int | None:
 class _Held:
     request: int
     last_used: float
+    written: float  # when the request that holds it was sent
 
 
 class _Session:
     def __init__(self) -> None:
         self.requests: list[CacheRequest] = []
-        self.prompts: list[_Held] = []
+        # Per model, the prompts still alive and those whose idle time ran out. Times only move
+        # on, and a prompt is refreshed only while alive, so one that ran out stays out: each
+        # play moves what ran out since the last one, rather than asking every prompt again.
+        self.prompts: dict[str, list[_Held]] = {}
+        self.gone: dict[str, list[_Held]] = {}
+        self.pruned_at = float("-inf")
 
     def add(self, request: CacheRequest) -> Outcome:
         self.requests.append(request)
         return self.play(len(self.requests) - 1)
 
-    def _alive(self, held: _Held, t: float) -> bool:
-        return self.requests[held.request].time < t < held.last_used + IDLE_SECONDS
+    def _prune(self, t: float) -> None:
+        # Played out of order (or after a time of NaN, which orders with nothing): ask every
+        # prompt again.
+        if not t >= self.pruned_at:
+            for model, gone in self.gone.items():
+                self.prompts.setdefault(model, []).extend(gone)
+                self.prompts[model].sort(key=lambda h: h.request)
+            self.gone = {}
+        for model, prompts in self.prompts.items():
+            if any(t >= h.last_used + IDLE_SECONDS for h in prompts):
+                self.gone.setdefault(model, []).extend(
+                    h for h in prompts if t >= h.last_used + IDLE_SECONDS
+                )
+                self.gone[model].sort(key=lambda h: h.request)
+                self.prompts[model] = [h for h in prompts if t < h.last_used + IDLE_SECONDS]
+        self.pruned_at = t
+
+    @staticmethod
+    def _alive(held: _Held, t: float) -> bool:
+        return held.written < t < held.last_used + IDLE_SECONDS
 
     def play(self, index: int) -> Outcome:
         request = self.requests[index]
         t = request.time
-        alive = [h for h in self.prompts if self._alive(h, t)]
-        held = tuple(sorted(h.request for h in alive))
-        same = [h.request for h in alive if self.requests[h.request].model == request.model]
-        best = longest(self.requests, index, same)
+        self._prune(t)
+        alive = {
+            model: [h for h in prompts if self._alive(h, t)]
+            for model, prompts in self.prompts.items()
+        }
+        held = tuple(sorted(h.request for prompts in alive.values() for h in prompts))
+        same = alive.get(request.model, [])
+        best = longest(self.requests, index, [h.request for h in same])
         length = best[1].tokens if best else 0
         minimum = minimum_tokens(request.model)
         read = length if minimum is not None and length >= minimum else 0
-        for h in alive:
+        for h in same:
             if best and h.request == best[0] and read:
                 h.last_used = t
-        expired = self.expired(index, length)
-        self.prompts.append(_Held(index, t))
+        expired = self.expired(index, self.gone.get(request.model, []), length)
+        self.prompts.setdefault(request.model, []).append(_Held(index, t, t))
         shortfall = None
         if best and length and minimum is None:
             detail = (
@@ -98,22 +126,16 @@ class _Session:
         read_from = best[0] if best and read else None
         return Outcome(Figures(request.tokens, read, 0), None, held, shortfall, read_from, expired)
 
-    def expired(self, index: int, read: int) -> Expiry | None:
+    def expired(self, index: int, gone: list[_Held], read: int) -> Expiry | None:
         """The prompt of its model sharing the most with this request past what it read, among
-        those whose idle time ran out."""
-        request, t = self.requests[index], self.requests[index].time
-        dead = [
-            h
-            for h in self.prompts
-            if self.requests[h.request].time < t
-            and not self._alive(h, t)
-            and self.requests[h.request].model == request.model
-        ]
+        those whose idle time ran out (`gone`, its model's, in the order they were sent)."""
+        t = self.requests[index].time
+        dead = [h for h in gone if h.written < t]
         best = longest(self.requests, index, [h.request for h in dead], above=read)
         if best is None:
             return None
-        gone = next(h for h in dead if h.request == best[0])
-        return Expiry(gone.request, None, IDLE_SECONDS, t - gone.last_used, best[1].tokens)
+        ended = next(h for h in dead if h.request == best[0])
+        return Expiry(ended.request, None, IDLE_SECONDS, t - ended.last_used, best[1].tokens)
 
 
 PROVIDER = Provider(

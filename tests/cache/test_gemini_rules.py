@@ -4,12 +4,17 @@ model part 27 + L: 64 bytes, 16 tokens each here."""
 
 from __future__ import annotations
 
+import math
+import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from ctxconf.cache import audit
-from ctxconf.cache.gemini_rules import minimum_tokens
+from ctxconf.cache import CacheRequest, Outcome, audit, provider_named
+from ctxconf.cache.gemini_rules import IDLE_SECONDS, minimum_tokens
+from ctxconf.cache.outcome import Expiry, Figures, Shortfall
+from ctxconf.cache.prefix import longest
 from ctxconf.shapes import read_request
 
 from .bodies import gemini, text
@@ -127,3 +132,76 @@ def test_the_read_is_the_longest_share_even_with_a_side_request() -> None:
     assert result.outcomes[2].figures is not None
     assert result.outcomes[2].figures.cache_read == 2086
     assert result.diagnoses[2] is None
+
+
+def test_a_long_session_plays_as_if_every_earlier_prompt_were_asked_again() -> None:
+    # Pauses under, at and past the idle lifetime, requests at the same time, some sent late
+    # (their time before the one played last), three models (one with no implicit cache) and
+    # systems above and under the minimums: each outcome is the one found by asking every
+    # earlier prompt at each request.
+    rng = random.Random(24)
+    models = ("gemini-2.5-pro", "gemini-3-flash-preview", "gemini-2.0-flash")
+    systems = (SYSTEM, text(4000, "short"))
+    t, built = 0.0, []
+    for _ in range(150):
+        t += rng.choice((0.0, 0.0, 1.0, 10.0, 30.0, 150.0, 299.0, 300.0, 301.0, 600.0))
+        lag = rng.choice((0.0,) * 9 + (50.0, 300.0, 900.0))
+        body = gemini(rng.choice(systems), turns(rng.randrange(7)))
+        model = rng.choice((*models[:2], *models))
+        built.append(read_request("gemini", body, {}, t - lag, model=model))
+    outcomes = provider_named("gemini").simulate(built)
+    assert list(outcomes) == _asked_again(built)
+    assert sum(o.expired is not None for o in outcomes) > 100
+    assert sum(o.read_from is not None for o in outcomes) > 15
+    assert {o.shortfall.kind for o in outcomes if o.shortfall} == {"below-minimum", "no-caching"}
+    # Given out of order, a request finds alive what a later start had seen run out (0 at 150,
+    # after 450), and reads the latest of two it shares as much with (1, not 0); a time of NaN
+    # is before and after none; one sent at the same time as another does not hold it; one at
+    # an infinite time holds none.
+    timed = [(0.0, 0), (100.0, 0), (350.0, 1), (450.0, 2), (150.0, 1), (1000.0, 0), (math.nan, 0)]
+    timed += [(200.0, 1), (200.0, 1), (math.inf, 0), (math.inf, 0)]
+    late = [
+        read_request("gemini", gemini(SYSTEM, turns(n)), {}, at, model="gemini-2.5-pro")
+        for at, n in timed
+    ]
+    replayed = provider_named("gemini").simulate(late)
+    assert list(replayed) == _asked_again(late)
+    assert [o.held for o in replayed][4:] == [(0, 1), (), (), (0, 1, 4), (0, 1, 4), (), ()]
+    assert replayed[4].read_from == 1
+
+
+def _asked_again(requests: Sequence[CacheRequest]) -> list[Outcome]:
+    """The session's outcomes as every earlier prompt is asked again at each request."""
+    last_used: list[float] = []
+    out = []
+    for index, request in enumerate(requests):
+        t, model = request.time, request.model
+        ran = [requests[j].time < t for j in range(index)]
+        alive = [j for j in range(index) if ran[j] and t < last_used[j] + IDLE_SECONDS]
+        same = [j for j in alive if requests[j].model == model]
+        best = longest(requests, index, same)
+        length = best[1].tokens if best else 0
+        minimum = minimum_tokens(model)
+        read = length if minimum is not None and length >= minimum else 0
+        if best and read:
+            last_used[best[0]] = t
+        dead = [j for j in range(index) if ran[j] and requests[j].model == model]
+        dead = [j for j in dead if j not in same]
+        ended = longest(requests, index, dead, above=length)
+        expired = None
+        if ended is not None:
+            idle = t - last_used[ended[0]]
+            expired = Expiry(ended[0], None, IDLE_SECONDS, idle, ended[1].tokens)
+        last_used.append(t)
+        shortfall = None
+        if best and length and minimum is None:
+            detail = f"{model} has no implicit caching (Gemini 2.5 and later)"
+            shortfall = Shortfall("no-caching", detail, None, length)
+        elif best and minimum and 0 < length < minimum:
+            if best[1].full or request.tokens < minimum:
+                detail = f"the shared prefix is {length} tokens; {model} caches from {minimum}"
+                shortfall = Shortfall("below-minimum", detail, None, length)
+        read_from = best[0] if best and read else None
+        figures = Figures(request.tokens, read, 0)
+        out.append(Outcome(figures, None, tuple(alive), shortfall, read_from, expired))
+    return out
