@@ -140,7 +140,9 @@ def bytes_findings(
     for index, (request, at) in enumerate(zip(requests, seconds_apart(requests), strict=True)):
         if request.body is None or request.shape is None:
             continue
-        bodies = shapes.setdefault(request.shape, BodiesPlayed(request.shape))
+        bodies = shapes.get(request.shape)
+        if bodies is None:
+            bodies = shapes[request.shape] = BodiesPlayed(request.shape)
         wanted = diagnosed is None or index in diagnosed
         found[index] = bodies.add(index, read_body(request, index, at), wanted)
     return found

@@ -269,11 +269,11 @@ def _step(
     finding: BytesFinding | None,
     verdict: ProviderVerdict | None,
 ) -> Step:
-    at = previous[0] if previous is not None else None
+    before_index = previous[0] if previous is not None else None
 
     def plain(readable: int | None = None, gap: float | None = None) -> Step:
         agrees = agreement(verdict, None) if verdict is not None else None
-        return Step(request, at, gap, readable, 0, None, verdict, agrees, finding)
+        return Step(request, before_index, gap, readable, 0, None, verdict, agrees, finding)
 
     read = request.tokens.read
     if previous is None or read is None:
@@ -295,4 +295,4 @@ def _step(
     # A cause taken from the provider's verdict is no second opinion on it.
     independent = verdict is not None and cause.basis != "provider"
     agrees = agreement(verdict, cause.kind) if independent and verdict is not None else None
-    return Step(request, at, gap, readable, could - read, cause, verdict, agrees, finding)
+    return Step(request, before_index, gap, readable, could - read, cause, verdict, agrees, finding)
