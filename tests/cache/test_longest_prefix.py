@@ -6,6 +6,7 @@ whole-unit tokens, the most bytes of the next unit, the latest."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from ctxconf.cache.prefix import best_earlier, branches, longest, shared
@@ -55,17 +56,23 @@ def _every(requests: list[Any], index: int, candidates: list[int]) -> tuple[int,
     return j, best
 
 
-def test_the_longest_is_the_one_comparing_every_candidate_would_pick() -> None:
+def _draws() -> Iterator[tuple[list[Any], int, list[int], random.Random]]:
+    """Each request of each session, with a random choice of earlier ones as candidates."""
     for seed in range(5):
         requests = _sessions(seed)
         rng = random.Random(seed)
         for index in range(1, len(requests)):
             candidates = sorted(rng.sample(range(index), k=min(index, rng.randint(1, 30))))
-            expected = _every(requests, index, candidates)
-            assert longest(requests, index, candidates) == expected
-            above = expected[1].tokens if expected and rng.random() < 0.5 else rng.randint(0, 3000)
-            kept = expected if expected and expected[1].tokens > above else None
-            assert longest(requests, index, candidates, above=above) == kept
+            yield requests, index, candidates, rng
+
+
+def test_the_longest_is_the_one_comparing_every_candidate_would_pick() -> None:
+    for requests, index, candidates, rng in _draws():
+        expected = _every(requests, index, candidates)
+        assert longest(requests, index, candidates) == expected
+        above = expected[1].tokens if expected and rng.random() < 0.5 else rng.randint(0, 3000)
+        kept = expected if expected and expected[1].tokens > above else None
+        assert longest(requests, index, candidates, above=above) == kept
     assert longest(requests, 3, []) is None
 
 
@@ -83,12 +90,7 @@ def _every_ranked(requests: list[Any], index: int, candidates: list[int]) -> tup
 
 
 def test_the_best_earlier_is_the_one_ranking_every_candidate_would_pick() -> None:
-    for seed in range(5):
-        requests = _sessions(seed)
-        rng = random.Random(seed)
-        for index in range(1, len(requests)):
-            candidates = sorted(rng.sample(range(index), k=min(index, rng.randint(1, 30))))
-            assert best_earlier(requests, index, candidates) == _every_ranked(
-                requests, index, candidates
-            )
+    for requests, index, candidates, _ in _draws():
+        expected = _every_ranked(requests, index, candidates)
+        assert best_earlier(requests, index, candidates) == expected
     assert best_earlier(requests, 3, []) is None
