@@ -31,11 +31,12 @@ its rate against OpenAI.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from .outcome import Expiry, Figures, Outcome, Shortfall
-from .prefix import best_earlier, chain, cumulative_tokens, longest
+from .prefix import best_earlier, longest
 from .provider import Provider, Scope
 from .reasoning import provider_reads
 from .request import CacheRequest, request_name
@@ -110,6 +111,11 @@ class _Entry:
     writer: int
     unit: str
     used_by: int
+    order: int  # its place among every entry written, which breaks a tie as the list did
+    at: int  # the unit its prefix ends at: a request holds it when its digest there is the same
+
+    def held_by(self, hashes: Sequence[bytes]) -> bool:
+        return self.at < len(hashes) and hashes[self.at] == self.digest
 
 
 class _Session:
@@ -122,6 +128,16 @@ class _Session:
         self.gone: dict[tuple[str, str | None], list[_Held]] = {}
         self.pruned_at = float("-inf")
         self.entries: list[_Entry] = []
+        # Breakpoint mode's own account of the same kind. Per route, the entries whose 30
+        # minutes had not run out at `breakpoints_at` (the last breakpoint request's time), in the
+        # order written, and those that had, by digest: only a live entry is read (renewed), so
+        # one that ran out stays out while times move on. `recent` is the earlier requests whose
+        # 30 minutes from their start had not ended by then, `seen` how many were looked at.
+        self.written: dict[tuple[str, str | None], list[_Entry]] = {}
+        self.lapsed: dict[tuple[str, str | None], dict[bytes, list[_Entry]]] = {}
+        self.recent: list[int] = []
+        self.seen = 0
+        self.breakpoints_at = float("-inf")
         self.outcomes: list[Outcome] = []
 
     def add(self, request: CacheRequest) -> Outcome:
@@ -134,10 +150,12 @@ class _Session:
         request = self.requests[index]
         t = request.time
         if breakpoint_mode(request):
+            self._prune_breakpoints(index, t)
             return tuple(
                 j
-                for j in range(index)
-                if self.requests[j].time < t < self.requests[j].time + BREAKPOINT_SECONDS
+                for j in self.recent
+                if j < index
+                and self.requests[j].time < t < self.requests[j].time + BREAKPOINT_SECONDS
             )
         self._prune(t)
         return tuple(
@@ -163,6 +181,33 @@ class _Session:
                 self.gone[key].sort(key=lambda h: h.request)
                 self.prompts[key] = [h for h in prompts if t < h.last_used + h.idle]
         self.pruned_at = t
+
+    def _prune_breakpoints(self, index: int, t: float) -> None:
+        # Played out of order (or after a time of NaN, which orders with nothing): ask every
+        # entry and every earlier request again.
+        if not t >= self.breakpoints_at:
+            self.written, self.lapsed = {}, {}
+            for e in self.entries:
+                self.written.setdefault(e.key, []).append(e)
+            self.recent, self.seen = [], 0
+        self.recent.extend(range(self.seen, index))
+        self.seen = max(self.seen, index)
+        times = [self.requests[j].time for j in self.recent]
+        if any(t >= s + BREAKPOINT_SECONDS for s in times):
+            self.recent = [
+                j
+                for j, s in zip(self.recent, times, strict=True)
+                if not t >= s + BREAKPOINT_SECONDS
+            ]
+        # `not t >=` rather than `t <`: an end of NaN stays here, as it is never live nor gone.
+        for key, entries in self.written.items():
+            if any(t >= e.expires for e in entries):
+                lapsed = self.lapsed.setdefault(key, {})
+                for e in entries:
+                    if t >= e.expires:
+                        lapsed.setdefault(e.digest, []).append(e)
+                self.written[key] = [e for e in entries if not t >= e.expires]
+        self.breakpoints_at = t
 
     @staticmethod
     def _alive(held: _Held, t: float) -> bool:
@@ -220,25 +265,29 @@ class _Session:
 
     def play_breakpoints(self, index: int) -> Outcome:
         request, t = self.requests[index], self.requests[index].time
-        held = self.held(index)
+        held = self.held(index)  # which moves what ran out since the last request
         key = route(request)
-        hashes = chain(request.units)
-        cum = cumulative_tokens(request.units)
-        position = {digest: i for i, digest in enumerate(hashes)}
-        live = [e for e in self.entries if e.key == key and e.written_at < t < e.expires]
+        # The request's own digests and tokens, made once per request (`chain` and
+        # `cumulative_tokens` of its units, unsalted).
+        hashes, cum = request.unit_digests, request.unit_tokens_through
+        live = [e for e in self.written.get(key, []) if e.written_at < t < e.expires]
         searched = live[-SEARCHED:]
-        hits = [e for e in searched if e.digest in position]
+        hits = [e for e in searched if e.held_by(hashes)]
         read = max((e.tokens for e in hits), default=0)
         read_from = None
         for e in hits:
             if e.tokens == read:
                 e.expires, e.used_by, read_from = t + BREAKPOINT_SECONDS, index, e.writer
-        gone = [
-            e
-            for e in self.entries
-            if e.key == key and e.written_at < t and e.expires <= t and e.digest in position
-        ]
-        longest_gone = max(gone, key=lambda e: e.tokens, default=None)
+        # Only an entry longer than the read is reported, so only the prefixes past it are
+        # looked up.
+        lapsed = self.lapsed.get(key, {})
+        gone: list[_Entry] = []
+        for i in range(len(hashes) - 1, -1, -1):
+            if cum[i] <= read:  # tokens only add up: every shorter prefix is no longer
+                break
+            gone += [e for e in lapsed.get(hashes[i], []) if e.written_at < t and e.expires <= t]
+        # The longest, the first written of those as long.
+        longest_gone = max(gone, key=lambda e: (e.tokens, -e.order), default=None)
         expired = None
         if longest_gone is not None and longest_gone.tokens > read:
             idle = t - (longest_gone.expires - BREAKPOINT_SECONDS)
@@ -257,8 +306,12 @@ class _Session:
             chosen.append(implicit)
         for i in chosen:
             path = request.units[i].path
-            entry = _Entry(key, hashes[i], cum[i], t + BREAKPOINT_SECONDS, t, index, path, index)
+            expires = t + BREAKPOINT_SECONDS
+            entry = _Entry(
+                key, hashes[i], cum[i], expires, t, index, path, index, len(self.entries), i
+            )
             self.entries.append(entry)
+            self.written.setdefault(key, []).append(entry)
         write = max((cum[i] for i in chosen), default=read) - read
         marks = explicit if implicit is None else [*explicit, implicit]
         shortfall = self.breakpoint_shortfall(index, held, read, marks, live)
@@ -293,8 +346,7 @@ class _Session:
                 return None
             detail = f"the shared prefix is {reach} tokens; OpenAI caches from {MINIMUM}"
             return Shortfall("below-minimum", detail, last_shared, reach)
-        hashes = chain(request.units)
-        older = [e for e in live[:-SEARCHED] if e.digest in hashes and e.tokens > read]
+        older = [e for e in live[:-SEARCHED] if e.held_by(request.unit_digests) and e.tokens > read]
         if older:
             tokens = older[-1].tokens
             writer = request_name(self.requests, older[-1].writer)

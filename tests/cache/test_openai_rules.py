@@ -5,11 +5,30 @@ each here."""
 
 from __future__ import annotations
 
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from ctxconf.cache.openai_rules import generation, stepped
+from ctxconf.cache import CacheRequest, Outcome, provider_named
+from ctxconf.cache.openai_rules import (
+    BREAKPOINT_SECONDS,
+    MAX_WRITES,
+    MINIMUM,
+    SEARCHED,
+    breakpoint_mode,
+    breakpoints,
+    generation,
+    route,
+    stepped,
+)
+from ctxconf.cache.outcome import Expiry, Figures, Shortfall
+from ctxconf.cache.prefix import best_earlier, chain, cumulative_tokens
+from ctxconf.cache.request import request_name
+from ctxconf.shapes import read_request
 
 from .bodies import chat, text
 from .helpers import audited, cause, kinds, play
@@ -284,3 +303,183 @@ def test_a_breakpoint_entry_lives_thirty_minutes_renewed_by_a_read() -> None:
     assert renewed[2] == (1072, 1040, 32, 0)
     lapsed = play("openai", "openai-chat", [(0, terra(0)), (2500, other)])
     assert lapsed[1] == (1072, 0, 1072, 0)
+
+
+def _marked(rng: random.Random, last: int, **extra: Any) -> dict[str, Any]:
+    """A conversation of `last + 1` questions, the system prompt and some questions marked."""
+    point = {"mode": "explicit"}
+    prompts = (*(text(4054, f"system{n}") for n in range(10)), text(3958, "system"))
+    system: dict[str, Any] = {"type": "text", "text": rng.choice(prompts)}
+    if rng.random() < 0.5:
+        system["prompt_cache_breakpoint"] = point
+    messages = turns(last)
+    for message in messages:
+        if message["role"] == "user" and rng.random() < 0.7:
+            message["content"][0]["prompt_cache_breakpoint"] = point
+    return {"messages": [{"role": "system", "content": [system]}, *messages], **extra}
+
+
+def test_a_long_breakpoint_session_plays_as_if_every_entry_were_asked_again() -> None:
+    # Pauses under, at and past the 30 minutes, requests at the same time, a few sent late,
+    # three routes by model and key, both modes of `prompt_cache_options` and the GPT-5.6 default,
+    # up to five marks a request: each outcome is the one found by asking every earlier request
+    # and every entry ever written at each request.
+    rng = random.Random(56)
+    t, built = 0.0, []
+    for _ in range(150):
+        long = rng.random() < 0.03
+        t += rng.choice((1799.0, 1800.0, 1801.0, 2500.0) if long else (0.0, 1.0, 5.0, 30.0))
+        lag = rng.choice((0.0,) * 14 + (60.0, 1800.0))
+        extra: dict[str, Any] = rng.choice(
+            (
+                *({"model": "gpt-5.6-terra"},) * 6,
+                {"model": "gpt-5.6-terra", "prompt_cache_key": "k"},
+                {"model": "gpt-5.7-luna"},
+                {"model": "gpt-5.4", "prompt_cache_options": {"mode": "explicit"}},
+                {"model": "gpt-5.4", "prompt_cache_options": {"mode": "implicit"}},
+            )
+        )
+        built.append(
+            read_request("openai-chat", _marked(rng, rng.randrange(12), **extra), {}, t - lag)
+        )
+    assert all(breakpoint_mode(r) for r in built)
+    outcomes = provider_named("openai").simulate(built)
+    assert list(outcomes) == _asked_again(built)
+    assert sum(o.expired is not None for o in outcomes) > 20
+    assert sum(o.read_from is not None for o in outcomes) > 30
+    assert {o.shortfall.kind for o in outcomes if o.shortfall} >= {
+        "breakpoint-missing",
+        "breakpoint-moved",
+        "below-minimum",
+    }
+    # Given out of order, a request finds live what a later start had seen run out (request
+    # 0's entry at 1,000, after 2,000; at 1,200 after 3,000 and a time of NaN, which is before
+    # and after none) and holds request 0 again; requests at the same time hold and read
+    # nothing of each other; an infinite time holds none and reads none.
+    terra = {"model": "gpt-5.6-terra"}
+    timed = [(0.0, 0), (2000.0, 1), (1000.0, 2), (3000.0, 3), (math.nan, 4), (1200.0, 5)]
+    timed += [(1200.0, 6), (4000.0, 7), (3900.0, 8), (math.inf, 9), (math.inf, 10), (5000.0, 11)]
+    late = [read_request("openai-chat", body(n, **terra), {}, at) for at, n in timed]
+    replayed = provider_named("openai").simulate(late)
+    assert list(replayed) == _asked_again(late)
+    assert [o.held for o in replayed][2:7] == [(0,), (1,), (), (0, 2), (0, 2)]
+    assert [o.read_from for o in replayed][2:7] == [0, 1, None, 2, 2]
+    # Request 1, sent before request 0 started, writes the same entry again, and it runs out
+    # first; of the two, the one written first is the one that expired.
+    other = body(0, system=text(4054, "other"), **terra)
+    twice = [(1000.0, body(0, **terra)), (500.0, body(0, **terra)), (2500.0, other)]
+    twice += [(3000.0, body(1, **terra))]
+    again = [read_request("openai-chat", b, {}, at) for at, b in twice]
+    replayed = provider_named("openai").simulate(again)
+    assert list(replayed) == _asked_again(again)
+    expired = replayed[3].expired
+    assert expired is not None and (expired.writer, expired.idle) == (0, 2000.0)
+
+
+@dataclass
+class _Written:
+    key: tuple[str, str | None]
+    digest: bytes
+    tokens: int
+    expires: float
+    written_at: float
+    writer: int
+    unit: str
+    used_by: int
+
+
+def _asked_again(requests: Sequence[CacheRequest]) -> list[Outcome]:
+    """A breakpoint session's outcomes as every earlier request and every entry ever written are
+    asked again at each request (the rules as they were before they kept what is alive)."""
+    requests = [provider_named("openai").reads(r) for r in requests]
+    entries: list[_Written] = []
+    out = []
+    for index, request in enumerate(requests):
+        t = request.time
+        held = tuple(
+            j for j in range(index) if requests[j].time < t < requests[j].time + BREAKPOINT_SECONDS
+        )
+        key = route(request)
+        hashes = chain(request.units)
+        cum = cumulative_tokens(request.units)
+        position = {digest: i for i, digest in enumerate(hashes)}
+        live = [e for e in entries if e.key == key and e.written_at < t < e.expires]
+        hits = [e for e in live[-SEARCHED:] if e.digest in position]
+        read = max((e.tokens for e in hits), default=0)
+        read_from = None
+        for e in hits:
+            if e.tokens == read:
+                e.expires, e.used_by, read_from = t + BREAKPOINT_SECONDS, index, e.writer
+        gone = [
+            e
+            for e in entries
+            if e.key == key and e.written_at < t and e.expires <= t and e.digest in position
+        ]
+        longest_gone = max(gone, key=lambda e: e.tokens, default=None)
+        expired = None
+        if longest_gone is not None and longest_gone.tokens > read:
+            idle = t - (longest_gone.expires - BREAKPOINT_SECONDS)
+            e = longest_gone
+            expired = Expiry(e.used_by, e.unit, BREAKPOINT_SECONDS, idle, e.tokens)
+        explicit, implicit = breakpoints(request)
+        explicit = [i for i in explicit if i != implicit]
+        worth = [i for i in explicit if cum[i] >= MINIMUM and cum[i] > read]
+        chosen = worth[::-1][: MAX_WRITES - 1 if implicit is not None else MAX_WRITES]
+        if implicit is not None and cum[implicit] >= MINIMUM and cum[implicit] > read:
+            chosen.append(implicit)
+        for i in chosen:
+            path = request.units[i].path
+            entries.append(
+                _Written(key, hashes[i], cum[i], t + BREAKPOINT_SECONDS, t, index, path, index)
+            )
+        write = max((cum[i] for i in chosen), default=read) - read
+        marks = explicit if implicit is None else [*explicit, implicit]
+        shortfall = _shortfall(requests, index, held, read, marks, live)
+        figures = Figures(request.tokens, read, write)
+        out.append(Outcome(figures, None, held, shortfall, read_from, expired))
+    return out
+
+
+def _shortfall(
+    requests: Sequence[CacheRequest],
+    index: int,
+    held: tuple[int, ...],
+    read: int,
+    marks: list[int],
+    live: list[_Written],
+) -> Shortfall | None:
+    request = requests[index]
+    key = route(request)
+    same = [j for j in held if route(requests[j]) == key]
+    best = best_earlier(requests, index, same)
+    if best is None or best[1].unit_tokens <= read:
+        return None
+    reach, count = best[1].unit_tokens, best[1].units
+    last_shared = request.units[count - 1].path
+    if not marks:
+        detail = (
+            "prompt_cache_options.mode is explicit and no block is marked: nothing is read"
+            if request.settings.mode == "explicit"
+            else "no block is marked and no user or tool message takes the implicit one"
+        )
+        return Shortfall("breakpoint-missing", detail, last_shared, reach)
+    if reach < MINIMUM:
+        if not (best[1].full or request.tokens < MINIMUM):
+            return None
+        detail = f"the shared prefix is {reach} tokens; OpenAI caches from {MINIMUM}"
+        return Shortfall("below-minimum", detail, last_shared, reach)
+    hashes = chain(request.units)
+    older = [e for e in live[:-SEARCHED] if e.digest in hashes and e.tokens > read]
+    if older:
+        tokens = older[-1].tokens
+        writer = request_name(requests, older[-1].writer)
+        detail = (
+            f"{writer} wrote an entry of {tokens} tokens with its mark at {older[-1].unit} "
+            f"that matches, but it is not among the latest {SEARCHED}"
+        )
+        return Shortfall("breakpoint-moved", detail, last_shared, tokens)
+    detail = (
+        f"no earlier breakpoint ends in the {reach - read} shared tokens after the {read} "
+        "read, and a breakpoint matches only exactly"
+    )
+    return Shortfall("breakpoint-missing", detail, last_shared, reach)
