@@ -15,8 +15,8 @@ simulated: the mock does not serve their endpoint.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from .held_prompts import HeldPrompt, HeldPrompts
 from .outcome import Expiry, Figures, Outcome, Shortfall
 from .prefix import longest
 from .provider import Provider, Scope
@@ -50,55 +50,22 @@ def minimum_tokens(model: str) -> int | None:
     return UNNAMED_MINIMUM
 
 
-@dataclass
-class _Held:
-    request: int
-    last_used: float
-    written: float  # when the request that holds it was sent
-
-
 class _Session:
     def __init__(self) -> None:
         self.requests: list[CacheRequest] = []
-        # Per model, the prompts still alive and those whose idle time ran out. Times only move
-        # on, and a prompt is refreshed only while alive, so one that ran out stays out: each
-        # play moves what ran out since the last one, rather than asking every prompt again.
-        self.prompts: dict[str, list[_Held]] = {}
-        self.gone: dict[str, list[_Held]] = {}
-        self.pruned_at = float("-inf")
+        self.prompts: HeldPrompts[str] = HeldPrompts()  # per model
 
     def add(self, request: CacheRequest) -> Outcome:
         self.requests.append(request)
         return self.play(len(self.requests) - 1)
 
-    def _prune(self, t: float) -> None:
-        # Played out of order (or after a time of NaN, which orders with nothing): ask every
-        # prompt again.
-        if not t >= self.pruned_at:
-            for model, gone in self.gone.items():
-                self.prompts.setdefault(model, []).extend(gone)
-                self.prompts[model].sort(key=lambda h: h.request)
-            self.gone = {}
-        for model, prompts in self.prompts.items():
-            if any(t >= h.last_used + IDLE_SECONDS for h in prompts):
-                self.gone.setdefault(model, []).extend(
-                    h for h in prompts if t >= h.last_used + IDLE_SECONDS
-                )
-                self.gone[model].sort(key=lambda h: h.request)
-                self.prompts[model] = [h for h in prompts if t < h.last_used + IDLE_SECONDS]
-        self.pruned_at = t
-
-    @staticmethod
-    def _alive(held: _Held, t: float) -> bool:
-        return held.written < t < held.last_used + IDLE_SECONDS
-
     def play(self, index: int) -> Outcome:
         request = self.requests[index]
         t = request.time
-        self._prune(t)
+        self.prompts.prune(t)
         alive = {
-            model: [h for h in prompts if self._alive(h, t)]
-            for model, prompts in self.prompts.items()
+            model: [h for h in prompts if h.alive(t)]
+            for model, prompts in self.prompts.alive.items()
         }
         held = tuple(sorted(h.request for prompts in alive.values() for h in prompts))
         same = alive.get(request.model, [])
@@ -109,8 +76,8 @@ class _Session:
         for h in same:
             if best and h.request == best[0] and read:
                 h.last_used = t
-        expired = self.expired(index, self.gone.get(request.model, []), length)
-        self.prompts.setdefault(request.model, []).append(_Held(index, t, t))
+        expired = self.expired(index, self.prompts.gone.get(request.model, []), length)
+        self.prompts.add(request.model, HeldPrompt(index, t, t, IDLE_SECONDS))
         shortfall = None
         if best and length and minimum is None:
             detail = (
@@ -126,7 +93,7 @@ class _Session:
         read_from = best[0] if best and read else None
         return Outcome(Figures(request.tokens, read, 0), None, held, shortfall, read_from, expired)
 
-    def expired(self, index: int, gone: list[_Held], read: int) -> Expiry | None:
+    def expired(self, index: int, gone: list[HeldPrompt], read: int) -> Expiry | None:
         """The prompt of its model sharing the most with this request past what it read, among
         those whose idle time ran out (`gone`, its model's, in the order they were sent)."""
         t = self.requests[index].time

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from .held_prompts import HeldPrompt, HeldPrompts
 from .outcome import Expiry, Figures, Outcome, Shortfall
 from .prefix import best_earlier, longest
 from .provider import Provider, Scope
@@ -94,14 +95,6 @@ def breakpoints(request: CacheRequest) -> tuple[list[int], int | None]:
 
 
 @dataclass
-class _Held:
-    request: int
-    last_used: float
-    written: float  # when the request that holds it was sent
-    idle: float  # how long it lives unused
-
-
-@dataclass
 class _Entry:
     key: tuple[str, str | None]
     digest: bytes
@@ -121,18 +114,14 @@ class _Entry:
 class _Session:
     def __init__(self) -> None:
         self.requests: list[CacheRequest] = []
-        # Per route, the prompts still alive and those whose idle time ran out. Times only move
-        # on, and a prompt is refreshed only while alive, so one that ran out stays out: each
-        # play moves what ran out since the last one, rather than asking every prompt again.
-        self.prompts: dict[tuple[str, str | None], list[_Held]] = {}
-        self.gone: dict[tuple[str, str | None], list[_Held]] = {}
-        self.pruned_at = float("-inf")
+        self.prompts: HeldPrompts[tuple[str, str | None]] = HeldPrompts()  # per route
         self.entries: list[_Entry] = []
-        # Breakpoint mode's own account of the same kind. Per route, the entries whose 30
-        # minutes had not run out at `breakpoints_at` (the last breakpoint request's time), in the
-        # order written, and those that had, by digest: only a live entry is read (renewed), so
-        # one that ran out stays out while times move on. `recent` is the earlier requests whose
-        # 30 minutes from their start had not ended by then, `seen` how many were looked at.
+        # Breakpoint mode's own account, kept as the prompts are (held_prompts.py). Per route,
+        # the entries whose 30 minutes had not run out at `breakpoints_at` (the last breakpoint
+        # request's time), in the order written, and those that had, by digest: only a live entry
+        # is read (renewed), so one that ran out stays out while times move on. `recent` is the
+        # earlier requests whose 30 minutes from their start had not ended by then, `seen` how
+        # many were looked at.
         self.written: dict[tuple[str, str | None], list[_Entry]] = {}
         self.lapsed: dict[tuple[str, str | None], dict[bytes, list[_Entry]]] = {}
         self.recent: list[int] = []
@@ -157,30 +146,15 @@ class _Session:
                 if j < index
                 and self.requests[j].time < t < self.requests[j].time + BREAKPOINT_SECONDS
             )
-        self._prune(t)
+        self.prompts.prune(t)
         return tuple(
             sorted(
                 h.request
-                for prompts in self.prompts.values()
+                for prompts in self.prompts.alive.values()
                 for h in prompts
-                if self._alive(h, t) and h.request < index
+                if h.alive(t) and h.request < index
             )
         )
-
-    def _prune(self, t: float) -> None:
-        if t < self.pruned_at:  # played out of order: ask every prompt again
-            for key, gone in self.gone.items():
-                self.prompts.setdefault(key, []).extend(gone)
-                self.prompts[key].sort(key=lambda h: h.request)
-            self.gone = {}
-        for key, prompts in self.prompts.items():
-            if any(t >= h.last_used + h.idle for h in prompts):
-                self.gone.setdefault(key, []).extend(
-                    h for h in prompts if t >= h.last_used + h.idle
-                )
-                self.gone[key].sort(key=lambda h: h.request)
-                self.prompts[key] = [h for h in prompts if t < h.last_used + h.idle]
-        self.pruned_at = t
 
     def _prune_breakpoints(self, index: int, t: float) -> None:
         # Played out of order (or after a time of NaN, which orders with nothing): ask every
@@ -209,10 +183,6 @@ class _Session:
                 self.written[key] = [e for e in entries if not t >= e.expires]
         self.breakpoints_at = t
 
-    @staticmethod
-    def _alive(held: _Held, t: float) -> bool:
-        return held.written < t < held.last_used + held.idle
-
     def _idle(self, index: int) -> float:
         retention = self.requests[index].settings.retention
         return RETAINED_SECONDS if retention == "24h" else IDLE_SECONDS
@@ -225,18 +195,17 @@ class _Session:
 
     def play_implicit(self, index: int) -> Outcome:
         request, t = self.requests[index], self.requests[index].time
-        held = self.held(index)
-        self._prune(t)
-        machine = self.prompts.setdefault(route(request), [])
-        alive = [h for h in machine if self._alive(h, t)]
+        held = self.held(index)  # which moves what ran out since the last request
+        key = route(request)
+        alive = [h for h in self.prompts.alive.get(key, []) if h.alive(t)]
         best = longest(self.requests, index, [h.request for h in alive])
         length = best[1].tokens if best else 0
         read = stepped(length) if request.tokens >= MINIMUM else 0
         for h in alive:
             if best and h.request == best[0] and read:
                 h.last_used = t
-        expired = self.expired_prompt(index, self.gone.get(route(request), []), length)
-        machine.append(_Held(index, t, t, self._idle(index)))
+        expired = self.expired_prompt(index, self.prompts.gone.get(key, []), length)
+        self.prompts.add(key, HeldPrompt(index, t, t, self._idle(index)))
         shortfall = None
         # Under the minimum because the bytes diverged early is the divergence's doing.
         if best and 0 < length < MINIMUM and (best[1].full or request.tokens < MINIMUM):
@@ -251,7 +220,7 @@ class _Session:
         read_from = best[0] if best and read else None
         return Outcome(Figures(request.tokens, read, 0), None, held, shortfall, read_from, expired)
 
-    def expired_prompt(self, index: int, gone: list[_Held], read: int) -> Expiry | None:
+    def expired_prompt(self, index: int, gone: list[HeldPrompt], read: int) -> Expiry | None:
         """The held prompt sharing the most with this request past what it read, among those
         whose idle time ran out (`gone`, in the order they were sent)."""
         t = self.requests[index].time
